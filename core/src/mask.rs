@@ -1,0 +1,1 @@
+//! Request masking by API shape, resumable when new values need entries.

@@ -1,0 +1,1 @@
+//! Restoring surrogates in answers, whole and streamed (SSE).

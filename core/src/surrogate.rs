@@ -1,0 +1,1 @@
+//! Surrogate formats the control service derives entries with.

@@ -1,0 +1,139 @@
+//! Word boundaries: a value is found only where it stands as written, not
+//! inside a longer word (`Ana` is not in `Banana`).
+
+/// A word character: Unicode alphanumeric or `_`.
+#[inline]
+pub fn is_word_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// The char that ends just before byte `pos` of `text`.
+#[inline]
+pub fn char_before(text: &str, pos: usize) -> Option<char> {
+    text.get(..pos).and_then(|head| head.chars().next_back())
+}
+
+/// The char that starts at byte `pos` of `text`.
+#[inline]
+pub fn char_at(text: &str, pos: usize) -> Option<char> {
+    text.get(pos..).and_then(|tail| tail.chars().next())
+}
+
+/// True when `text[start..end]` does not cut a word: if it starts with a
+/// word char, the char before is not one; if it ends with a word char, the
+/// char after is not one. `start..end` must be on char boundaries.
+pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+    if start >= end || end > text.len() {
+        return false;
+    }
+    let first = char_at(text, start);
+    let last = char_before(text, end);
+    let (Some(first), Some(last)) = (first, last) else {
+        return false;
+    };
+    if is_word_char(first) && char_before(text, start).is_some_and(is_word_char) {
+        return false;
+    }
+    if is_word_char(last) && char_at(text, end).is_some_and(is_word_char) {
+        return false;
+    }
+    true
+}
+
+/// Where a token starts and how it is hashed: the vault matchers look values
+/// and surrogates up by the hash of their first token. A token is a maximal
+/// run of word chars, or one single other char that is not whitespace.
+/// Returns the byte length of the first token of `s` (0 when `s` is empty or
+/// starts with whitespace).
+pub fn first_token_len(s: &str) -> usize {
+    let mut chars = s.char_indices();
+    let Some((_, first)) = chars.next() else {
+        return 0;
+    };
+    if first.is_whitespace() {
+        return 0;
+    }
+    if !is_word_char(first) {
+        return first.len_utf8();
+    }
+    for (i, c) in chars {
+        if !is_word_char(c) {
+            return i;
+        }
+    }
+    s.len()
+}
+
+/// A fast, non-cryptographic 64-bit hash of a token's bytes (FxHash-style).
+/// Stable across builds and targets: the control service computes
+/// [`lead_bucket`]s with it.
+#[inline]
+pub fn token_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h: u64 = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    // Final avalanche so that the high bits depend on every byte.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h
+}
+
+/// The 24-bit bucket of a retired surrogate's first token: sent beside the
+/// retired hash so a gateway can find retired-surrogate candidates in a text
+/// without a keyed hash at every position. 24 bits of a fake value's first
+/// word reveal nothing of a person.
+pub fn lead_bucket(surrogate: &str) -> u32 {
+    let len = first_token_len(surrogate);
+    (token_hash(&surrogate.as_bytes()[..len]) >> 40) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_tokens() {
+        assert_eq!(first_token_len("Mario Rossi"), 5);
+        assert_eq!(first_token_len("mario.rossi@acme.it"), 5);
+        assert_eq!(first_token_len("+39 347"), 1);
+        assert_eq!(first_token_len("José"), 5);
+        assert_eq!(first_token_len(" x"), 0);
+        assert_eq!(first_token_len(""), 0);
+        assert_ne!(token_hash(b"Mario"), token_hash(b"Mari"));
+        assert!(lead_bucket("laura.bianchi@x.it") < (1 << 24));
+    }
+
+    #[test]
+    fn boundaries_table() {
+        let cases = [
+            ("Banana", 3, 6, false),      // "ana" inside a word
+            ("Ana Banana", 0, 3, true),   // "Ana" at the start
+            ("x Ana.", 2, 5, true),       // before a full stop
+            ("x Ana_b", 2, 5, false),     // '_' is a word char
+            ("tel +39 347", 4, 11, true), // starts with '+'
+            ("a+39 347", 1, 8, true),     // '+' needs no boundary before it
+            ("José Ruiz", 0, 5, true),    // non-ASCII last char
+            ("Josés", 0, 5, false),       // followed by a letter
+            ("éAna", 2, 5, false),        // preceded by a non-ASCII letter
+        ];
+        for (text, start, end, expected) in cases {
+            assert_eq!(
+                on_word_boundaries(text, start, end),
+                expected,
+                "{text:?} {start}..{end}"
+            );
+        }
+    }
+}
