@@ -1,0 +1,1 @@
+//! Buffer-only floor filter (being built).

@@ -1,0 +1,1 @@
+//! Our proxy-wasm host on wasmtime (being built).

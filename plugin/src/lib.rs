@@ -1,0 +1,1 @@
+//! The Latet Envoy filter (being built).
