@@ -1,3 +1,15 @@
 //! The vault snapshot as a gateway holds it: value → entry and surrogate →
 //! entry lookups, the retired set, events applied in order, and the matchers
 //! that find vault values and active surrogates where they are written.
+
+mod entry_store;
+mod index;
+mod retired_set;
+mod token_matcher;
+
+pub use entry_store::{EntryRef, Slot};
+pub use index::{AppliedEvent, SnapshotIndex};
+pub use token_matcher::VaultMatch;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,140 @@
+//! The active entries of a vault, in slots that the matchers point into.
+
+use crate::kind::Kind;
+use crate::wire::{Entry, EntryId};
+
+/// The position of an entry in the store. Stable while the entry lives; a
+/// freed slot is reused by a later entry.
+pub type Slot = u32;
+
+/// A borrowed view of one active entry.
+#[derive(Clone, Copy)]
+pub struct EntryRef<'a> {
+    pub slot: Slot,
+    pub id: EntryId,
+    pub value: &'a str,
+    pub surrogate: &'a str,
+    pub kind: &'a Kind,
+    pub generation: u64,
+}
+
+impl std::fmt::Debug for EntryRef<'_> {
+    // Never print the value or the surrogate.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryRef")
+            .field("slot", &self.slot)
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+struct StoredEntry {
+    id: EntryId,
+    value: Box<str>,
+    surrogate: Box<str>,
+    kind: u16,
+    generation: u64,
+}
+
+/// Slots of entries, a free list, and the kinds table (kinds are few; each
+/// entry keeps a 2-byte index into it).
+#[derive(Default)]
+pub(crate) struct EntryStore {
+    slots: Vec<Option<StoredEntry>>,
+    free: Vec<Slot>,
+    kinds: Vec<Kind>,
+    live: usize,
+}
+
+impl EntryStore {
+    pub(crate) fn len(&self) -> usize {
+        self.live
+    }
+
+    pub(crate) fn get(&self, slot: Slot) -> Option<EntryRef<'_>> {
+        let stored = self.slots.get(slot as usize)?.as_ref()?;
+        Some(EntryRef {
+            slot,
+            id: stored.id,
+            value: &stored.value,
+            surrogate: &stored.surrogate,
+            kind: self.kinds.get(stored.kind as usize)?,
+            generation: stored.generation,
+        })
+    }
+
+    /// Finds the slot of an id. Linear: it runs only when a forget arrives,
+    /// and saves a map of 100k ids on every worker.
+    pub(crate) fn slot_of(&self, id: &EntryId) -> Option<Slot> {
+        self.slots
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|e| &e.id == id))
+            .map(|p| p as Slot)
+    }
+
+    pub(crate) fn insert(&mut self, entry: Entry) -> Slot {
+        let kind = match self.kinds.iter().position(|k| *k == entry.kind) {
+            Some(k) => k as u16,
+            None => {
+                self.kinds.push(entry.kind);
+                (self.kinds.len() - 1) as u16
+            }
+        };
+        let stored = StoredEntry {
+            id: entry.id,
+            value: entry.value.into_boxed_str(),
+            surrogate: entry.surrogate.into_boxed_str(),
+            kind,
+            generation: entry.generation,
+        };
+        self.live += 1;
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(stored);
+                slot
+            }
+            None => {
+                self.slots.push(Some(stored));
+                (self.slots.len() - 1) as Slot
+            }
+        }
+    }
+
+    /// Removes an entry and wipes its value and surrogate bytes before they
+    /// are freed (a forgotten value must not linger in the VM's memory).
+    pub(crate) fn remove(&mut self, slot: Slot) -> bool {
+        let Some(place) = self.slots.get_mut(slot as usize) else {
+            return false;
+        };
+        let Some(stored) = place.take() else {
+            return false;
+        };
+        wipe(stored.value);
+        wipe(stored.surrogate);
+        self.free.push(slot);
+        self.live -= 1;
+        true
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = EntryRef<'_>> {
+        (0..self.slots.len() as Slot).filter_map(|slot| self.get(slot))
+    }
+
+    /// Approximate heap bytes held (for the memory figures).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let strings: usize = self.iter().map(|e| e.value.len() + e.surrogate.len()).sum();
+        self.slots.capacity() * std::mem::size_of::<Option<StoredEntry>>()
+            + self.free.capacity() * std::mem::size_of::<Slot>()
+            + strings
+    }
+}
+
+/// Overwrites a string's bytes with zeros before its allocation is freed.
+pub(crate) fn wipe(s: Box<str>) {
+    let mut bytes = s.into_boxed_bytes();
+    bytes.fill(0);
+    // Keep the stores from being optimised away as dead before the free.
+    std::hint::black_box(&bytes);
+}

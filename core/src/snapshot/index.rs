@@ -1,0 +1,388 @@
+//! `SnapshotIndex`: one worker's copy of a vault, kept current by applying
+//! the feed's events in order.
+
+use super::entry_store::{EntryRef, EntryStore, Slot};
+use super::retired_set::RetiredSet;
+use super::token_matcher::{for_each_start, TokenMatcher, VaultMatch};
+use crate::error::CoreError;
+use crate::text::{on_word_boundaries, token_hash};
+use crate::wire::{check_version, Entry, EntryId, Event, EventBody, Snapshot};
+use std::collections::VecDeque;
+
+/// How many recent additions are remembered for memo re-validation.
+const RECENT_ADDS: usize = 4096;
+/// The longest retired surrogate `find_retired` looks for.
+const MAX_RETIRED_LEN: usize = 256;
+
+/// What applying one event changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppliedEvent {
+    /// Entries added (or already present).
+    pub added: usize,
+    /// Ids of entries that were forgotten and removed: the caller drops
+    /// every cache that used them (the masker's memo).
+    pub forgotten: Vec<EntryId>,
+}
+
+/// A vault as one worker holds it.
+pub struct SnapshotIndex {
+    generation: u64,
+    seq: u64,
+    store: EntryStore,
+    values: TokenMatcher,
+    surrogates: TokenMatcher,
+    retired: RetiredSet,
+    add_epoch: u64,
+    recent_adds: VecDeque<(u64, Slot)>,
+}
+
+impl SnapshotIndex {
+    /// An empty vault at generation 0, feed position 0.
+    pub fn empty() -> Self {
+        SnapshotIndex {
+            generation: 0,
+            seq: 0,
+            store: EntryStore::default(),
+            values: TokenMatcher::default(),
+            surrogates: TokenMatcher::default(),
+            retired: RetiredSet::default(),
+            add_epoch: 0,
+            recent_adds: VecDeque::new(),
+        }
+    }
+
+    /// Builds the index of a snapshot.
+    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, CoreError> {
+        check_version(snapshot.version)?;
+        let salt = hex_bytes(&snapshot.retired_salt).ok_or_else(|| {
+            CoreError::Wire("retired_salt: expected an even number of hex digits".into())
+        })?;
+        let mut store = EntryStore::default();
+        for (position, entry) in snapshot.entries.into_iter().enumerate() {
+            validate_entry(&entry, position)?;
+            store.insert(entry);
+        }
+        let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)));
+        let surrogates = TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)));
+        let mut retired = RetiredSet::new(salt);
+        for r in &snapshot.retired {
+            retired.insert(r);
+        }
+        Ok(SnapshotIndex {
+            generation: snapshot.generation,
+            seq: snapshot.seq,
+            store,
+            values,
+            surrogates,
+            retired,
+            add_epoch: 0,
+            recent_adds: VecDeque::new(),
+        })
+    }
+
+    /// The vault's generation this index is at.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The feed position this index is current to.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Active entries.
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.store.len() == 0
+    }
+
+    /// Retired surrogates known.
+    pub fn retired_len(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// Applies the next event of the feed. It must be exactly `seq() + 1`:
+    /// anything else (a gap, a replay) is refused and nothing changes.
+    pub fn apply_event(&mut self, event: &Event) -> Result<AppliedEvent, CoreError> {
+        let expected = self.seq + 1;
+        if event.seq != expected {
+            return Err(CoreError::OutOfSequence {
+                expected,
+                found: event.seq,
+            });
+        }
+        let applied = match &event.body {
+            EventBody::Added { entries } => {
+                for (position, entry) in entries.iter().enumerate() {
+                    validate_entry(entry, position)?;
+                }
+                let mut applied = AppliedEvent::default();
+                for entry in entries {
+                    self.insert(entry.clone());
+                    applied.added += 1;
+                }
+                applied
+            }
+            EventBody::Forgotten {
+                ids,
+                retired,
+                generation,
+            } => {
+                if *generation < self.generation {
+                    return Err(CoreError::Wire(format!(
+                        "forgotten event {}: generation {} is older than the index's {}",
+                        event.seq, generation, self.generation
+                    )));
+                }
+                let mut forgotten = Vec::with_capacity(ids.len());
+                for id in ids {
+                    if self.remove(id) {
+                        forgotten.push(*id);
+                    }
+                }
+                for r in retired {
+                    self.retired.insert(r);
+                }
+                self.generation = *generation;
+                AppliedEvent {
+                    added: 0,
+                    forgotten,
+                }
+            }
+        };
+        self.seq = event.seq;
+        Ok(applied)
+    }
+
+    /// Adds entries a callout answered with. They must be of the index's
+    /// generation: entries derived before a forget that this worker has
+    /// since applied are stale and refused (ask again).
+    pub fn add_entries(
+        &mut self,
+        generation: u64,
+        entries: Vec<Entry>,
+    ) -> Result<usize, CoreError> {
+        if generation != self.generation {
+            return Err(CoreError::StaleGeneration {
+                found: generation,
+                current: self.generation,
+            });
+        }
+        for (position, entry) in entries.iter().enumerate() {
+            validate_entry(entry, position)?;
+            if entry.generation > generation {
+                return Err(CoreError::BadEntry {
+                    position,
+                    reason: "generation is newer than the answer's".into(),
+                });
+            }
+        }
+        let count = entries.len();
+        for entry in entries {
+            self.insert(entry);
+        }
+        Ok(count)
+    }
+
+    fn insert(&mut self, entry: Entry) {
+        if let Some(existing) = self.by_value(&entry.value) {
+            if existing.id == entry.id && existing.surrogate == entry.surrogate {
+                return;
+            }
+            let id = existing.id;
+            self.remove(&id);
+        }
+        if let Some(slot) = self.store.slot_of(&entry.id) {
+            self.remove_slot(slot);
+        }
+        let slot = self.store.insert(entry);
+        if let Some(e) = self.store.get(slot) {
+            self.values.insert(e.value, slot);
+            self.surrogates.insert(e.surrogate, slot);
+        }
+        self.add_epoch += 1;
+        self.recent_adds.push_back((self.add_epoch, slot));
+        if self.recent_adds.len() > RECENT_ADDS {
+            self.recent_adds.pop_front();
+        }
+    }
+
+    fn remove(&mut self, id: &EntryId) -> bool {
+        match self.store.slot_of(id) {
+            Some(slot) => self.remove_slot(slot),
+            None => false,
+        }
+    }
+
+    fn remove_slot(&mut self, slot: Slot) -> bool {
+        if let Some(e) = self.store.get(slot) {
+            self.values.remove(e.value, slot);
+            self.surrogates.remove(e.surrogate, slot);
+        }
+        self.recent_adds.retain(|(_, s)| *s != slot);
+        self.store.remove(slot)
+    }
+
+    /// The entry in `slot`, if it is active.
+    pub fn entry(&self, slot: Slot) -> Option<EntryRef<'_>> {
+        self.store.get(slot)
+    }
+
+    /// Every active entry.
+    pub fn entries(&self) -> impl Iterator<Item = EntryRef<'_>> {
+        self.store.iter()
+    }
+
+    /// The active entry whose value is exactly `value`.
+    pub fn by_value(&self, value: &str) -> Option<EntryRef<'_>> {
+        let mut found = Vec::new();
+        self.values
+            .find(value, |s| self.store.get(s).map(|e| e.value), &mut found);
+        found
+            .first()
+            .filter(|m| m.start == 0 && m.end == value.len())
+            .and_then(|m| self.store.get(m.slot))
+            .filter(|e| e.value == value)
+    }
+
+    /// The active entry whose surrogate is exactly `surrogate`.
+    pub fn by_surrogate(&self, surrogate: &str) -> Option<EntryRef<'_>> {
+        let mut found = Vec::new();
+        self.surrogates.find(
+            surrogate,
+            |s| self.store.get(s).map(|e| e.surrogate),
+            &mut found,
+        );
+        found
+            .first()
+            .filter(|m| m.start == 0 && m.end == surrogate.len())
+            .and_then(|m| self.store.get(m.slot))
+            .filter(|e| e.surrogate == surrogate)
+    }
+
+    /// True when `candidate` is a retired surrogate.
+    pub fn is_retired(&self, candidate: &str) -> bool {
+        self.retired.contains(candidate)
+    }
+
+    /// True when `candidate` is a surrogate, active or retired: already fake.
+    pub fn is_surrogate(&self, candidate: &str) -> bool {
+        self.by_surrogate(candidate).is_some() || self.is_retired(candidate)
+    }
+
+    /// Appends every vault value written in `text` (word-bounded,
+    /// leftmost-longest, non-overlapping).
+    pub fn find_values(&self, text: &str, out: &mut Vec<VaultMatch>) {
+        self.values
+            .find(text, |s| self.store.get(s).map(|e| e.value), out);
+    }
+
+    /// Appends every active surrogate written in `text`.
+    pub fn find_surrogates(&self, text: &str, out: &mut Vec<VaultMatch>) {
+        self.surrogates
+            .find(text, |s| self.store.get(s).map(|e| e.surrogate), out);
+    }
+
+    /// Appends the spans of retired surrogates written in `text`, found by
+    /// lead bucket then confirmed by keyed hash.
+    pub fn find_retired(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        if self.retired.is_empty() {
+            return;
+        }
+        let mut pos = 0;
+        for_each_start(text, |start, token_end| {
+            if start < pos {
+                return;
+            }
+            let lead = (token_hash(&text.as_bytes()[start..token_end]) >> 40) as u32;
+            if !self.retired.has_lead(lead) {
+                return;
+            }
+            // Try every end on a char boundary, longest first.
+            let limit = (start + MAX_RETIRED_LEN).min(text.len());
+            let mut end = limit;
+            while end >= token_end {
+                if text.is_char_boundary(end)
+                    && on_word_boundaries(text, start, end)
+                    && self.retired.contains(&text[start..end])
+                {
+                    out.push((start, end));
+                    pos = end;
+                    return;
+                }
+                end -= 1;
+            }
+        });
+    }
+
+    /// The byte offset from which a stream must hold `text` back (its tail
+    /// could still become an active surrogate); `text.len()` when none.
+    pub fn surrogate_holdback(&self, text: &str) -> usize {
+        self.surrogates
+            .holdback(text, |s| self.store.get(s).map(|e| e.surrogate))
+    }
+
+    /// The longest active surrogate, in bytes.
+    pub fn max_surrogate_len(&self) -> usize {
+        self.surrogates.max_key_len()
+    }
+
+    /// A counter moved by every added entry (memo re-validation).
+    pub fn add_epoch(&self) -> u64 {
+        self.add_epoch
+    }
+
+    /// Slots of entries added after `epoch`, or None when that is further
+    /// back than remembered (treat as "anything may have been added").
+    pub fn values_added_since(&self, epoch: u64) -> Option<Vec<Slot>> {
+        if epoch >= self.add_epoch {
+            return Some(Vec::new());
+        }
+        let oldest = self.recent_adds.front().map_or(self.add_epoch + 1, |r| r.0);
+        if epoch + 1 < oldest && self.add_epoch - epoch > self.recent_adds.len() as u64 {
+            return None;
+        }
+        Some(
+            self.recent_adds
+                .iter()
+                .filter(|(e, _)| *e > epoch)
+                .map(|(_, s)| *s)
+                .filter(|s| self.store.get(*s).is_some())
+                .collect(),
+        )
+    }
+
+    /// Approximate heap bytes of the index (entries, matchers).
+    pub fn heap_bytes(&self) -> usize {
+        self.store.heap_bytes() + self.values.heap_bytes() + self.surrogates.heap_bytes()
+    }
+}
+
+fn validate_entry(entry: &Entry, position: usize) -> Result<(), CoreError> {
+    let reason = if entry.value.is_empty() {
+        "value is empty"
+    } else if entry.surrogate.is_empty() {
+        "surrogate is empty"
+    } else if entry.value == entry.surrogate {
+        "surrogate equals its value"
+    } else {
+        return Ok(());
+    };
+    Err(CoreError::BadEntry {
+        position,
+        reason: reason.into(),
+    })
+}
+
+fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}

@@ -1,0 +1,223 @@
+//! Tests of the snapshot index: lookups, matching on word boundaries,
+//! events in order, forget, retired surrogates, stream hold-back.
+
+use super::*;
+use crate::keyed_hash::retired_hash;
+use crate::kind::Kind;
+use crate::text::lead_bucket;
+use crate::wire::{Entry, EntryId, Event, EventBody, RetiredHash, RetiredSurrogate, Snapshot};
+
+const SALT: &str = "00112233445566778899aabbccddeeff";
+
+fn salt() -> Vec<u8> {
+    (0..16).map(|i| (i * 0x11) as u8).collect()
+}
+
+fn entry(n: u8, value: &str, surrogate: &str, kind: Kind) -> Entry {
+    Entry {
+        id: EntryId([n; 16]),
+        value: value.into(),
+        surrogate: surrogate.into(),
+        kind,
+        generation: 1,
+    }
+}
+
+fn snapshot(entries: Vec<Entry>) -> Snapshot {
+    Snapshot {
+        version: 1,
+        generation: 1,
+        seq: 10,
+        retired_salt: SALT.into(),
+        retired: vec![],
+        entries,
+    }
+}
+
+fn demo() -> SnapshotIndex {
+    SnapshotIndex::from_snapshot(snapshot(vec![
+        entry(1, "Mario Rossi", "Laura Bianchi", Kind::Name),
+        entry(
+            2,
+            "mario.rossi@acme.it",
+            "laura.bianchi@brightvale.it",
+            Kind::Email,
+        ),
+        entry(3, "acme.it", "brightvale.it", Kind::Domain),
+        entry(4, "Ana", "Eva", Kind::Name),
+        entry(5, "+39 347 123 4567", "+39 351 987 6543", Kind::Phone),
+        entry(6, "Mario", "Paolo", Kind::Name),
+        entry(7, "José", "Iñigo", Kind::Name),
+    ]))
+    .unwrap()
+}
+
+fn values_in(index: &SnapshotIndex, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    index.find_values(text, &mut out);
+    out.iter()
+        .map(|m| text[m.start..m.end].to_string())
+        .collect()
+}
+
+#[test]
+fn values_are_found_where_written_on_word_boundaries() {
+    let index = demo();
+    let cases: &[(&str, &[&str])] = &[
+        ("Banana split", &[]),
+        ("Ana ate a Banana", &["Ana"]),
+        ("Dear Mario Rossi,", &["Mario Rossi"]),
+        ("Mario Rossini", &["Mario"]),
+        ("Marios", &[]),
+        ("mail mario.rossi@acme.it now", &["mario.rossi@acme.it"]),
+        ("see www.acme.it.", &["acme.it"]),
+        ("call +39 347 123 4567!", &["+39 347 123 4567"]),
+        ("call +39 347 123 45678", &[]),
+        ("MARIO ROSSI", &[]),
+        ("mario.rossi%40acme.it", &[]), // "40acme" is one word: another written form (V3)
+        ("José, Josée, José", &["José", "José"]),
+        ("", &[]),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(values_in(&index, text), *expected, "{text:?}");
+    }
+}
+
+#[test]
+fn exact_lookups_by_value_and_surrogate() {
+    let index = demo();
+    assert_eq!(
+        index.by_value("Mario Rossi").unwrap().surrogate,
+        "Laura Bianchi"
+    );
+    assert!(index.by_value("Mario Ross").is_none());
+    assert!(index.by_value("Mario Rossi ").is_none());
+    assert_eq!(index.by_surrogate("Eva").unwrap().value, "Ana");
+    assert!(index.is_surrogate("brightvale.it"));
+    assert!(!index.is_surrogate("acme.it"));
+    assert_eq!(index.len(), 7);
+}
+
+#[test]
+fn events_apply_in_order_only() {
+    let mut index = demo();
+    let added = Event {
+        seq: 11,
+        body: EventBody::Added {
+            entries: vec![entry(8, "Greta", "Hanna", Kind::Name)],
+        },
+    };
+    let gap = Event {
+        seq: 13,
+        ..added.clone()
+    };
+    assert_eq!(
+        index.apply_event(&gap),
+        Err(crate::CoreError::OutOfSequence {
+            expected: 11,
+            found: 13
+        })
+    );
+    assert_eq!(index.apply_event(&added).unwrap().added, 1);
+    assert_eq!(index.seq(), 11);
+    // A replay is refused too.
+    assert!(matches!(
+        index.apply_event(&added),
+        Err(crate::CoreError::OutOfSequence { .. })
+    ));
+    assert_eq!(values_in(&index, "Greta and Ana"), ["Greta", "Ana"]);
+}
+
+#[test]
+fn forget_removes_value_and_surrogate_and_retires_it() {
+    let mut index = demo();
+    let retired = RetiredSurrogate {
+        hash: RetiredHash(retired_hash(&salt(), "Laura Bianchi")),
+        lead: lead_bucket("Laura Bianchi"),
+    };
+    let event = Event {
+        seq: 11,
+        body: EventBody::Forgotten {
+            ids: vec![EntryId([1; 16]), EntryId([99; 16])],
+            retired: vec![retired],
+            generation: 2,
+        },
+    };
+    let applied = index.apply_event(&event).unwrap();
+    assert_eq!(applied.forgotten, vec![EntryId([1; 16])]);
+    assert_eq!(index.generation(), 2);
+    assert!(index.by_value("Mario Rossi").is_none());
+    assert!(index.by_surrogate("Laura Bianchi").is_none());
+    assert!(index.is_retired("Laura Bianchi"));
+    assert!(index.is_surrogate("Laura Bianchi"));
+    // "Mario" alone is still a value; "Mario Rossi" now only finds "Mario".
+    assert_eq!(values_in(&index, "Mario Rossi"), ["Mario"]);
+    let mut surrogates = Vec::new();
+    index.find_surrogates("Laura Bianchi wrote", &mut surrogates);
+    assert!(surrogates.is_empty());
+    let mut retired_spans = Vec::new();
+    index.find_retired(
+        "from: Laura Bianchi, to: Laura Bianchini",
+        &mut retired_spans,
+    );
+    assert_eq!(retired_spans, vec![(6, 19)]);
+    // Entries derived before the forget are stale now.
+    assert_eq!(
+        index.add_entries(1, vec![entry(9, "Otto", "Kurt", Kind::Name)]),
+        Err(crate::CoreError::StaleGeneration {
+            found: 1,
+            current: 2
+        })
+    );
+    let mut fresh = entry(1, "Mario Rossi", "Giulia Verdi", Kind::Name);
+    fresh.generation = 2;
+    assert_eq!(index.add_entries(2, vec![fresh]), Ok(1));
+    assert_eq!(
+        index.by_value("Mario Rossi").unwrap().surrogate,
+        "Giulia Verdi"
+    );
+}
+
+#[test]
+fn holdback_keeps_only_what_could_still_be_a_surrogate() {
+    let index = demo();
+    let cases = [
+        ("Hello Lau", 6),   // unfinished word
+        ("Hello Laura", 6), // "Laura Bianchi" may follow
+        ("Hello Laura ", 6),
+        ("Hello Laura B", 6),
+        ("Hello Laura Bianchi", 6), // complete, but "Bianchix" may follow
+        ("Hello Laura Bianchi.", 20), // complete and bounded: nothing held
+        ("Hello Laura Verdi.", 18),
+        ("call +39 35", 5),
+        ("call +39 351 987 6543", 5), // could still grow into a longer number
+        ("done. ", 6),
+        ("", 0),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(index.surrogate_holdback(text), expected, "{text:?}");
+    }
+}
+
+#[test]
+fn recent_additions_are_listed_for_memo_revalidation() {
+    let mut index = demo();
+    let epoch = index.add_epoch();
+    assert_eq!(index.values_added_since(epoch), Some(vec![]));
+    index
+        .add_entries(1, vec![entry(20, "Greta", "Hanna", Kind::Name)])
+        .unwrap();
+    let slots = index.values_added_since(epoch).unwrap();
+    assert_eq!(slots.len(), 1);
+    assert_eq!(index.entry(slots[0]).unwrap().value, "Greta");
+}
+
+#[test]
+fn bad_snapshots_are_refused_by_field_and_position() {
+    let mut bad = snapshot(vec![entry(1, "x", "x", Kind::Name)]);
+    let err = SnapshotIndex::from_snapshot(bad.clone()).err().unwrap();
+    assert_eq!(err.to_string(), "entry 0: surrogate equals its value");
+    bad.entries.clear();
+    bad.retired_salt = "abc".into();
+    assert!(SnapshotIndex::from_snapshot(bad).is_err());
+}
