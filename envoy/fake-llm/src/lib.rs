@@ -1,0 +1,39 @@
+//! A fake LLM provider for tests and the demo run: OpenAI Chat Completions,
+//! OpenAI Responses and Anthropic Messages, whole and streamed, answering
+//! with an echo of what it received (see the crate's README.md).
+
+pub mod anthropic;
+pub mod exchange;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod paced_body;
+pub mod prompt;
+pub mod request_log;
+pub mod server;
+pub mod sse;
+
+use std::sync::Arc;
+
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+pub use request_log::RequestLog;
+
+/// Serves connections from `listener` until the process ends. Each
+/// connection is HTTP/1.1 with keep-alive, served on its own task.
+pub async fn serve(listener: TcpListener, log: Arc<RequestLog>) -> std::io::Result<()> {
+    loop {
+        let (stream, _) = listener.accept().await?;
+        // Small writes must leave at once: the streamed chunks are the point.
+        stream.set_nodelay(true)?;
+        let log = Arc::clone(&log);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| server::handle(request, Arc::clone(&log)));
+            // A client that goes away mid-answer is not an error worth a line.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}

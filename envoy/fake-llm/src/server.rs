@@ -1,0 +1,302 @@
+//! Routing and the control headers: which API answers, how it is streamed.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{HeaderMap, HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+
+use crate::exchange::{Exchange, RequestError};
+use crate::paced_body::PacedBody;
+use crate::prompt::{decide_reply, rough_tokens, Prompt, Reply};
+use crate::request_log::{RecordedRequest, RequestLog};
+use crate::{anthropic, openai_chat, openai_responses, sse};
+
+/// Default maximum characters of text per streamed delta.
+pub const DEFAULT_CHUNK_CHARS: usize = 3;
+
+/// `x-fake-chunk: N`: at most N characters of text (or tool arguments) per
+/// streamed delta event.
+pub const HEADER_CHUNK: &str = "x-fake-chunk";
+/// `x-fake-chunk-delay-ms: N`: pause N ms between two writes of a stream.
+pub const HEADER_DELAY: &str = "x-fake-chunk-delay-ms";
+/// `x-fake-write-bytes: N`: ignore event boundaries and write the stream in
+/// pieces of N bytes (splits events, lines and UTF-8 sequences).
+pub const HEADER_WRITE_BYTES: &str = "x-fake-write-bytes";
+/// `x-fake-tool-call: NAME`: answer with one call to tool NAME whose
+/// arguments are `{"text": <last user text>}`.
+pub const HEADER_TOOL_CALL: &str = "x-fake-tool-call";
+/// `x-fake-status: N`: answer with status N and the provider's error shape.
+pub const HEADER_STATUS: &str = "x-fake-status";
+
+/// Which provider API a path belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Api {
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+}
+
+impl Api {
+    fn from_path(path: &str) -> Option<Self> {
+        match path {
+            "/v1/chat/completions" => Some(Self::OpenAiChat),
+            "/v1/responses" => Some(Self::OpenAiResponses),
+            "/v1/messages" => Some(Self::Anthropic),
+            _ => None,
+        }
+    }
+
+    fn read_prompt(self, body: &Value) -> Result<Prompt, RequestError> {
+        match self {
+            Self::OpenAiChat => openai_chat::read_prompt(body),
+            Self::OpenAiResponses => openai_responses::read_prompt(body),
+            Self::Anthropic => anthropic::read_prompt(body),
+        }
+    }
+
+    fn new_call_id(self, ex: &Exchange) -> String {
+        match self {
+            Self::OpenAiChat => openai_chat::new_call_id(ex),
+            Self::OpenAiResponses => openai_responses::new_call_id(ex),
+            Self::Anthropic => anthropic::new_call_id(ex),
+        }
+    }
+
+    fn whole(self, reply: &Reply, ex: &Exchange) -> Value {
+        match self {
+            Self::OpenAiChat => openai_chat::whole(reply, ex),
+            Self::OpenAiResponses => openai_responses::whole(reply, ex),
+            Self::Anthropic => anthropic::whole(reply, ex),
+        }
+    }
+
+    fn stream(self, reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
+        match self {
+            Self::OpenAiChat => openai_chat::stream(reply, ex, chunk_chars),
+            Self::OpenAiResponses => openai_responses::stream(reply, ex, chunk_chars),
+            Self::Anthropic => anthropic::stream(reply, ex, chunk_chars),
+        }
+    }
+
+    /// The provider's error body.
+    fn error_body(self, status: StatusCode, message: &str) -> Value {
+        match self {
+            Self::Anthropic => json!({
+                "type": "error",
+                "error": {"type": anthropic_error_type(status), "message": message},
+            }),
+            Self::OpenAiChat | Self::OpenAiResponses => json!({
+                "error": {"message": message, "type": openai_error_type(status), "param": null, "code": null},
+            }),
+        }
+    }
+}
+
+fn anthropic_error_type(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "invalid_request_error",
+        401 => "authentication_error",
+        429 => "rate_limit_error",
+        529 => "overloaded_error",
+        _ => "api_error",
+    }
+}
+
+fn openai_error_type(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "invalid_request_error",
+        429 => "rate_limit_exceeded",
+        _ => "server_error",
+    }
+}
+
+/// How to send a stream, from the control headers.
+struct Pacing {
+    chunk_chars: usize,
+    delay: Duration,
+    write_bytes: Option<usize>,
+}
+
+fn positive_header(headers: &HeaderMap, name: &'static str) -> Result<Option<usize>, RequestError> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .map(Some)
+            .ok_or(RequestError::BadHeader(name)),
+    }
+}
+
+fn pacing(headers: &HeaderMap) -> Result<Pacing, RequestError> {
+    let delay_ms = match headers.get(HEADER_DELAY) {
+        None => 0,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+            .ok_or(RequestError::BadHeader(HEADER_DELAY))?,
+    };
+    Ok(Pacing {
+        chunk_chars: positive_header(headers, HEADER_CHUNK)?.unwrap_or(DEFAULT_CHUNK_CHARS),
+        delay: Duration::from_millis(delay_ms),
+        write_bytes: positive_header(headers, HEADER_WRITE_BYTES)?,
+    })
+}
+
+type Answer = Response<PacedBody>;
+
+fn respond(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Answer {
+    let mut response = Response::new(PacedBody::whole(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn respond_json(status: StatusCode, body: &Value) -> Answer {
+    respond(status, "application/json", body.to_string())
+}
+
+/// Answers one request. Never fails: errors become provider-shaped answers.
+pub async fn handle(request: Request<Incoming>, log: Arc<RequestLog>) -> Result<Answer, Infallible> {
+    let (parts, body) = request.into_parts();
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            return Ok(respond(
+                StatusCode::BAD_REQUEST,
+                "text/plain",
+                "could not read the request body\n",
+            ))
+        }
+    };
+    let path = parts.uri.path();
+    if let Some(answer) = control_route(&parts.method, path, &log) {
+        return Ok(answer);
+    }
+    let seq = log.record(RecordedRequest {
+        method: parts.method.to_string(),
+        path: parts
+            .uri
+            .path_and_query()
+            .map(|pq| pq.as_str().to_owned())
+            .unwrap_or_else(|| path.to_owned()),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_owned(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body: body.clone(),
+    });
+    let Some(api) = Api::from_path(path).filter(|_| parts.method == Method::POST) else {
+        return Ok(respond(StatusCode::NOT_FOUND, "text/plain", "no such route\n"));
+    };
+    Ok(answer_api(api, &parts.headers, &body, seq))
+}
+
+/// The fake LLM's own routes under `/_fake/`.
+fn control_route(method: &Method, path: &str, log: &RequestLog) -> Option<Answer> {
+    let answer = match (method, path) {
+        (&Method::GET, "/_fake/health") => respond(StatusCode::OK, "text/plain", "ok\n"),
+        (&Method::GET, "/_fake/requests/last") => match log.last() {
+            Some(last) => {
+                let content_type = last
+                    .headers
+                    .iter()
+                    .find(|(name, _)| name == "content-type")
+                    .and_then(|(_, value)| HeaderValue::from_str(value).ok())
+                    .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+                let mut answer = respond(StatusCode::OK, "application/json", last.body);
+                answer.headers_mut().insert(CONTENT_TYPE, content_type);
+                answer
+            }
+            None => respond(StatusCode::NOT_FOUND, "text/plain", "no request yet\n"),
+        },
+        (&Method::GET, "/_fake/requests") => respond_json(StatusCode::OK, &log.to_json()),
+        (&Method::DELETE, "/_fake/requests") => {
+            log.clear();
+            respond(StatusCode::NO_CONTENT, "text/plain", Bytes::new())
+        }
+        _ if path.starts_with("/_fake/") => {
+            respond(StatusCode::NOT_FOUND, "text/plain", "no such route\n")
+        }
+        _ => return None,
+    };
+    Some(answer)
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn answer_api(api: Api, headers: &HeaderMap, body: &[u8], seq: u64) -> Answer {
+    let fail = |status: StatusCode, error: &RequestError| {
+        respond_json(status, &api.error_body(status, &error.to_string()))
+    };
+    let pacing = match pacing(headers) {
+        Ok(pacing) => pacing,
+        Err(error) => return fail(StatusCode::BAD_REQUEST, &error),
+    };
+    if let Some(forced) = headers.get(HEADER_STATUS) {
+        let status = forced
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<u16>().ok())
+            .and_then(|code| StatusCode::from_u16(code).ok());
+        return match status {
+            Some(status) => respond_json(status, &api.error_body(status, "forced by x-fake-status")),
+            None => fail(StatusCode::BAD_REQUEST, &RequestError::BadHeader(HEADER_STATUS)),
+        };
+    }
+    let parsed: Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(_) => return fail(StatusCode::BAD_REQUEST, &RequestError::InvalidJson),
+    };
+    let prompt = match api.read_prompt(&parsed) {
+        Ok(prompt) => prompt,
+        Err(error) => return fail(StatusCode::BAD_REQUEST, &error),
+    };
+    let exchange = Exchange {
+        seq,
+        created: unix_now(),
+        model: prompt.model.clone(),
+        input_tokens: rough_tokens(&prompt.last_user_text),
+        include_usage: prompt.include_usage,
+    };
+    let forced_tool = headers.get(HEADER_TOOL_CALL).and_then(|v| v.to_str().ok());
+    let reply = decide_reply(&prompt, forced_tool, api.new_call_id(&exchange));
+    if !prompt.stream {
+        return respond_json(StatusCode::OK, &api.whole(&reply, &exchange));
+    }
+    let events = api.stream(&reply, &exchange, pacing.chunk_chars);
+    let writes = match pacing.write_bytes {
+        Some(size) => sse::regroup(&events, size),
+        None => events.into_iter().map(Bytes::from).collect(),
+    };
+    let mut response = Response::new(PacedBody::new(writes, pacing.delay));
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
