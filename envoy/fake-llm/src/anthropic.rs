@@ -163,7 +163,10 @@ pub fn stream(reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
             push("ping", json!({}));
         }
         for delta in deltas {
-            push("content_block_delta", json!({"index": index, "delta": delta}));
+            push(
+                "content_block_delta",
+                json!({"index": index, "delta": delta}),
+            );
         }
         push("content_block_stop", json!({"index": index}));
     }

@@ -75,7 +75,13 @@ fn message_item(ex: &Exchange, status: &str, content: Vec<Value>) -> Value {
     })
 }
 
-fn function_item(ex: &Exchange, index: usize, call: &ToolCall, status: &str, arguments: &str) -> Value {
+fn function_item(
+    ex: &Exchange,
+    index: usize,
+    call: &ToolCall,
+    status: &str,
+    arguments: &str,
+) -> Value {
     json!({
         "id": function_item_id(ex, index),
         "type": "function_call",

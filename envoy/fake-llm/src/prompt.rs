@@ -146,7 +146,10 @@ mod tests {
             {"type": "text", "text": "two"}
         ]);
         assert_eq!(content_text(Some(&parts), &["text"]), "one\ntwo");
-        assert_eq!(content_text(Some(&Value::String("s".into())), &["text"]), "s");
+        assert_eq!(
+            content_text(Some(&Value::String("s".into())), &["text"]),
+            "s"
+        );
         assert_eq!(content_text(None, &["text"]), "");
     }
 

@@ -53,7 +53,9 @@ pub struct RequestLog {
 impl RequestLog {
     fn lock(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
         // A panic while holding the lock cannot leave the Vec half-written.
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Appends a request; returns its position (1 for the first since the

@@ -168,7 +168,10 @@ fn respond_json(status: StatusCode, body: &Value) -> Answer {
 }
 
 /// Answers one request. Never fails: errors become provider-shaped answers.
-pub async fn handle(request: Request<Incoming>, log: Arc<RequestLog>) -> Result<Answer, Infallible> {
+pub async fn handle(
+    request: Request<Incoming>,
+    log: Arc<RequestLog>,
+) -> Result<Answer, Infallible> {
     let (parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -204,7 +207,11 @@ pub async fn handle(request: Request<Incoming>, log: Arc<RequestLog>) -> Result<
         body: body.clone(),
     });
     let Some(api) = Api::from_path(path).filter(|_| parts.method == Method::POST) else {
-        return Ok(respond(StatusCode::NOT_FOUND, "text/plain", "no such route\n"));
+        return Ok(respond(
+            StatusCode::NOT_FOUND,
+            "text/plain",
+            "no such route\n",
+        ));
     };
     Ok(answer_api(api, &parts.headers, &body, seq))
 }
@@ -262,8 +269,13 @@ fn answer_api(api: Api, headers: &HeaderMap, body: &[u8], seq: u64) -> Answer {
             .and_then(|text| text.trim().parse::<u16>().ok())
             .and_then(|code| StatusCode::from_u16(code).ok());
         return match status {
-            Some(status) => respond_json(status, &api.error_body(status, "forced by x-fake-status")),
-            None => fail(StatusCode::BAD_REQUEST, &RequestError::BadHeader(HEADER_STATUS)),
+            Some(status) => {
+                respond_json(status, &api.error_body(status, "forced by x-fake-status"))
+            }
+            None => fail(
+                StatusCode::BAD_REQUEST,
+                &RequestError::BadHeader(HEADER_STATUS),
+            ),
         };
     }
     let parsed: Value = match serde_json::from_slice(body) {
