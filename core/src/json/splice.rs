@@ -1,0 +1,126 @@
+//! Rewriting only the spans that changed: every other byte is copied as it
+//! came.
+
+use super::error::JsonError;
+use super::escape::encode_into;
+use std::ops::Range;
+
+/// A set of byte-range replacements over one input.
+#[derive(Clone, Debug, Default)]
+pub struct Splice {
+    edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug)]
+struct Edit {
+    start: usize,
+    end: usize,
+    replacement: Vec<u8>,
+}
+
+impl Splice {
+    /// No edits yet.
+    pub fn new() -> Self {
+        Splice::default()
+    }
+
+    /// Replaces `range` of the input with `replacement` (raw bytes).
+    pub fn replace(&mut self, range: Range<usize>, replacement: Vec<u8>) {
+        self.edits.push(Edit {
+            start: range.start,
+            end: range.end,
+            replacement,
+        });
+    }
+
+    /// Replaces the raw body of a JSON string (`span` inside the quotes)
+    /// with `text`, escaped minimally.
+    pub fn replace_string(&mut self, span: Range<usize>, text: &str) {
+        let mut encoded = Vec::with_capacity(text.len() + 8);
+        encode_into(text, &mut encoded);
+        self.replace(span, encoded);
+    }
+
+    /// How many edits are recorded.
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// Whether no edit is recorded (applying would copy the input).
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The input with every edit applied. Edits may be recorded in any order
+    /// but must not overlap or reach past the input.
+    pub fn apply(mut self, input: &[u8]) -> Result<Vec<u8>, JsonError> {
+        self.edits.sort_by_key(|e| (e.start, e.end));
+        let grown: usize = self.edits.iter().map(|e| e.replacement.len()).sum();
+        let mut out = Vec::with_capacity(input.len() + grown);
+        let mut copied_to = 0;
+        for edit in &self.edits {
+            if edit.start < copied_to || edit.end < edit.start || edit.end > input.len() {
+                return Err(JsonError::BadEdit { offset: edit.start });
+            }
+            out.extend_from_slice(&input[copied_to..edit.start]);
+            out.extend_from_slice(&edit.replacement);
+            copied_to = edit.end;
+        }
+        out.extend_from_slice(&input[copied_to..]);
+        Ok(out)
+    }
+
+    /// [`Splice::apply`] over a UTF-8 text; the result must be UTF-8 too
+    /// (edits cut on char boundaries).
+    pub fn apply_str(self, input: &str) -> Result<String, JsonError> {
+        let bytes = self.apply(input.as_bytes())?;
+        String::from_utf8(bytes).map_err(|e| JsonError::NotUtf8 {
+            offset: e.utf8_error().valid_up_to(),
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::json::Document;
+
+    #[test]
+    fn only_changed_spans_move() {
+        let src = br#"{ "model" : "m-1",  "text":"Jos\u00e9 said \"hi\"" , "n": 1.50 }"#;
+        let doc = Document::parse(src).unwrap();
+        let text = doc.get(doc.root(), "text").unwrap();
+        let mut splice = Splice::new();
+        let value = doc.str_value(text).unwrap().unwrap();
+        assert_eq!(value, "José said \"hi\"");
+        splice.replace_string(doc.span(text), &value.replace("José", "Ana\\"));
+        let out = splice.apply(src).unwrap();
+        assert_eq!(
+            out,
+            br#"{ "model" : "m-1",  "text":"Ana\\ said \"hi\"" , "n": 1.50 }"#
+        );
+        assert_eq!(Splice::new().apply(src).unwrap(), src);
+    }
+
+    #[test]
+    fn edits_apply_in_any_order_and_overlaps_are_refused() {
+        let mut splice = Splice::new();
+        splice.replace(4..5, b"E".to_vec());
+        splice.replace(0..1, b"AA".to_vec());
+        assert_eq!(splice.apply(b"abcdef").unwrap(), b"AAbcdEf");
+        let mut splice = Splice::new();
+        splice.replace(0..3, Vec::new());
+        splice.replace(2..4, Vec::new());
+        assert_eq!(
+            splice.apply(b"abcdef"),
+            Err(JsonError::BadEdit { offset: 2 })
+        );
+        let mut splice = Splice::new();
+        splice.replace(5..9, Vec::new());
+        assert_eq!(
+            splice.apply(b"abcdef"),
+            Err(JsonError::BadEdit { offset: 5 })
+        );
+    }
+}
