@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs `envoy --mode validate` on every Envoy configuration under envoy/:
+#   - templates (*.yaml.in) are rendered with sample values, once with the
+#     fake LLM upstream (plain HTTP) and once with a TLS provider;
+#   - configs (*.yaml holding `static_resources:`) are checked with their
+#     module path (`filename: ….wasm`) replaced by the module under test;
+#   - other YAML (Kubernetes manifests) is named and skipped.
+# Validate mode loads the module and runs the HTTP filter's on_configure, so
+# with the real filter this also checks each filter configuration.
+#
+# usage: envoy/envoy-validate.sh [--wasm FILE | --floor]
+#   (default) build the filter (plugin/) and validate against it
+#   --wasm FILE  validate against this module
+#   --floor      validate against the floor filter (envoy/floor-filter): checks
+#                Envoy's side only, not the filter's configuration
+set -euo pipefail
+LATET_LOG_TAG=envoy-validate
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+wasm=""
+case "${1:-}" in
+  --wasm) wasm="${2:?--wasm needs a file}" ;;
+  --floor) wasm="$(build_floor_wasm)" ;;
+  "") wasm="$(build_filter_wasm)" ;;
+  *) latet_die "usage: envoy-validate.sh [--wasm FILE | --floor]" ;;
+esac
+[[ -f "$wasm" ]] || latet_die "no module at $wasm"
+wasm="$(cd "$(dirname "$wasm")" && pwd)/$(basename "$wasm")"
+envoy="$(envoy_binary)"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+# validate NAME FILE: one envoy run; its log is shown only on failure.
+validate() {
+  local name="$1" file="$2"
+  # The filter may check that its token variable is set; never a real token.
+  if LATET_GATEWAY_TOKEN=validate-only "$envoy" --mode validate -c "$file" >"$work/log" 2>&1; then
+    printf 'validate: %s OK\n' "$name"
+    passed=$((passed + 1))
+  else
+    printf 'validate: %s FAILED\n' "$name"
+    grep -E 'critical|error' "$work/log" | tail -5 || tail -5 "$work/log"
+    failed=$((failed + 1))
+  fi
+}
+
+# Sample values for the templates (validate mode binds no port).
+export LATET_LISTEN_PORT=10000 LATET_ADMIN_PORT=9901 LATET_CONTROL_PORT=8787
+export LATET_BODY_LIMIT_BYTES=4194304 LATET_WASM="$wasm"
+
+cd "$LATET_ROOT"
+while IFS= read -r file; do
+  case "$file" in
+    *.yaml.in)
+      for mode in plain tls; do
+        if [[ "$mode" == plain ]]; then
+          export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT=8788
+        else
+          export LATET_UPSTREAM_HOST=api.openai.com LATET_UPSTREAM_PORT=443
+        fi
+        LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket "$mode" "$LATET_UPSTREAM_HOST")"
+        export LATET_UPSTREAM_TRANSPORT_SOCKET
+        out="$work/$(basename "$file" .in)"
+        if render_template "$file" "$out"; then
+          validate "$file ($mode upstream)" "$out"
+        else
+          printf 'validate: %s FAILED (template)\n' "$file"
+          failed=$((failed + 1))
+        fi
+      done
+      ;;
+    *)
+      if ! grep -q '^static_resources:' "$file"; then
+        printf 'validate: %s skipped (not an Envoy bootstrap)\n' "$file"
+        continue
+      fi
+      out="$work/$(basename "$file")"
+      sed -E "s#(filename:[[:space:]]*)\"?[^\"}[:space:]]*\\.wasm\"?#\\1\"$wasm\"#" "$file" >"$out"
+      validate "$file" "$out"
+      ;;
+  esac
+done < <(find envoy -path envoy/.venv -prune -o -type f \( -name '*.yaml' -o -name '*.yaml.in' -o -name '*.yml' \) -print | sort)
+
+printf 'envoy-validate: %d passed, %d failed\n' "$passed" "$failed"
+((failed == 0))

@@ -1,0 +1,154 @@
+# Shared helpers of the envoy/ scripts. Source it: `. "$(dirname "$0")/lib.sh"`.
+# Every function prints progress on stderr and results on stdout.
+
+# The repository root (envoy/..).
+LATET_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LATET_ENVOY_DIR="$LATET_ROOT/envoy"
+
+latet_log() { printf '%s: %s\n' "${LATET_LOG_TAG:-latet}" "$*" >&2; }
+latet_die() { latet_log "$*"; exit 1; }
+
+# The envoy binary (installs it first when missing or at another version).
+envoy_binary() {
+  "$LATET_ENVOY_DIR/install-envoy.sh"
+}
+
+# render_template IN OUT: writes IN to OUT with every ${NAME} replaced by the
+# value of the environment variable NAME. Fails, naming the variable, when one
+# is unset; fails when a placeholder is left. Values may hold any character
+# but a newline.
+render_template() {
+  local in="$1" out="$2" name value escaped
+  local -a script=()
+  for name in $(grep -o '\${[A-Z_][A-Z0-9_]*}' "$in" | sort -u | tr -d '${}'); do
+    if [[ -z "${!name+set}" ]]; then
+      latet_log "$in needs \$$name"
+      return 1
+    fi
+    value="${!name}"
+    if [[ "$value" == *$'\n'* ]]; then
+      latet_log "\$$name holds a newline"
+      return 1
+    fi
+    # Escape what sed's replacement gives a meaning to: \ & and the delimiter |.
+    escaped="$(printf '%s' "$value" | sed -e 's/[\\&|]/\\&/g')"
+    script+=(-e "s|\\\${$name}|$escaped|g")
+  done
+  if ((${#script[@]})); then
+    sed "${script[@]}" "$in" >"$out"
+  else
+    cp "$in" "$out"
+  fi
+  if grep -n '\${[A-Z_][A-Z0-9_]*}' "$out" >&2; then
+    latet_log "$out still holds a placeholder"
+    return 1
+  fi
+}
+
+# The one-line transport socket of the upstream cluster: raw_buffer (plain
+# HTTP), or TLS to host $2 when $1 is "tls": SNI $2, the certificate checked
+# against the system CAs and for the name $2.
+upstream_transport_socket() {
+  local mode="$1" host="${2:-}"
+  case "$mode" in
+    plain)
+      printf '%s\n' '{name: envoy.transport_sockets.raw_buffer, typed_config: {"@type": type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer}}'
+      ;;
+    tls)
+      printf '{name: envoy.transport_sockets.tls, typed_config: {"@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext, sni: "%s", common_tls_context: {validation_context: {trusted_ca: {filename: "%s"}, match_typed_subject_alt_names: [{san_type: DNS, matcher: {exact: "%s"}}]}}}}\n' \
+        "$host" "${LATET_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}" "$host"
+      ;;
+    *)
+      latet_log "transport mode must be plain or tls"
+      return 1
+      ;;
+  esac
+}
+
+# wait_http URL SECONDS [PID]: polls URL until it answers 2xx. Fails after
+# SECONDS, or at once when process PID (if given) has exited.
+wait_http() {
+  local url="$1" seconds="$2" pid="${3:-}" deadline
+  deadline=$((SECONDS + seconds))
+  while ((SECONDS < deadline)); do
+    if curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; then
+      return 0
+    fi
+    if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+      latet_log "process $pid exited before $url answered"
+      return 1
+    fi
+    sleep 0.05
+  done
+  latet_log "$url did not answer within ${seconds}s"
+  return 1
+}
+
+# wasm-opt from Debian's binaryen package, installed when missing.
+ensure_wasm_opt() {
+  command -v wasm-opt >/dev/null 2>&1 && return 0
+  if [[ "$(id -u)" != 0 ]]; then
+    latet_log "wasm-opt is missing: install Debian's binaryen package"
+    return 1
+  fi
+  latet_log "installing binaryen (wasm-opt)"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >&2
+}
+
+# The rust target for the filter, added when missing.
+ensure_wasm_target() {
+  rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip1 && return 0
+  latet_log "adding the wasm32-wasip1 rust target"
+  rustup target add wasm32-wasip1 >&2
+}
+
+# Cargo's target directory (honours CARGO_TARGET_DIR).
+latet_target_dir() {
+  printf '%s\n' "${CARGO_TARGET_DIR:-$LATET_ROOT/target}"
+}
+
+# Builds the filter for release (cargo is a no-op when it is current) and
+# prints the path of the wasm-opt'ed module. Uses plugin/build.sh when it
+# exists, so that there is one recipe.
+build_filter_wasm() {
+  local dir
+  dir="$(latet_target_dir)/wasm32-wasip1/release"
+  ensure_wasm_target
+  ensure_wasm_opt
+  if [[ -f "$LATET_ROOT/plugin/build.sh" ]]; then
+    bash "$LATET_ROOT/plugin/build.sh" >&2
+  else
+    (cd "$LATET_ROOT" && cargo build -q -p latet-filter --target wasm32-wasip1 --release) >&2
+    if [[ ! "$dir/latet_filter.opt.wasm" -nt "$dir/latet_filter.wasm" ]]; then
+      wasm-opt -Os "$dir/latet_filter.wasm" -o "$dir/latet_filter.opt.wasm" >&2
+    fi
+  fi
+  if [[ ! -f "$dir/latet_filter.opt.wasm" ]]; then
+    latet_log "no $dir/latet_filter.opt.wasm after the build"
+    return 1
+  fi
+  printf '%s\n' "$dir/latet_filter.opt.wasm"
+}
+
+# Builds the floor filter (a buffer-and-copy module, envoy/floor-filter) and
+# prints its path: a stand-in module for checks that need any valid filter.
+build_floor_wasm() {
+  local dir
+  dir="$(latet_target_dir)/wasm32-wasip1/release"
+  ensure_wasm_target
+  (cd "$LATET_ROOT" && cargo build -q -p latet-floor-filter --target wasm32-wasip1 --release) >&2
+  printf '%s\n' "$dir/latet_floor_filter.wasm"
+}
+
+# Builds the control service's `latet` binary (release) and prints its path.
+build_latet_binary() {
+  (cd "$LATET_ROOT" && cargo build -q -p latet --release) >&2
+  printf '%s\n' "$(latet_target_dir)/release/latet"
+}
+
+# Builds the fake LLM (release) and prints its path.
+build_fake_llm() {
+  (cd "$LATET_ROOT" && cargo build -q -p latet-fake-llm --release) >&2
+  printf '%s\n' "$(latet_target_dir)/release/latet-fake-llm"
+}
