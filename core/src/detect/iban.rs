@@ -72,7 +72,12 @@ fn country_length(code: &[u8]) -> Option<usize> {
 /// Reads `length` IBAN characters from `start` (contiguous, or a single
 /// space after every group of four) into `compact`; returns the end of the
 /// written form.
-fn collect(bytes: &[u8], start: usize, length: usize, compact: &mut [u8; MAX_LEN]) -> Option<usize> {
+fn collect(
+    bytes: &[u8],
+    start: usize,
+    length: usize,
+    compact: &mut [u8; MAX_LEN],
+) -> Option<usize> {
     let is_iban_byte = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
     let spaced = bytes.get(start + 4) == Some(&b' ');
     let mut pos = start;
@@ -115,14 +120,32 @@ mod tests {
     #[test]
     fn iban_table() {
         let cases: &[(&str, &[&str])] = &[
-            ("IBAN: ES91 2100 0418 4502 0005 1332.", &["ES91 2100 0418 4502 0005 1332"]),
+            (
+                "IBAN: ES91 2100 0418 4502 0005 1332.",
+                &["ES91 2100 0418 4502 0005 1332"],
+            ),
             ("ES9121000418450200051332", &["ES9121000418450200051332"]),
-            ("bonifico su IT60 X054 2811 1010 0000 0123 456, grazie", &["IT60 X054 2811 1010 0000 0123 456"]),
-            ("IT60X0542811101000000123456", &["IT60X0542811101000000123456"]),
-            ("Konto DE89 3704 0044 0532 0130 00 bei der Bank", &["DE89 3704 0044 0532 0130 00"]),
+            (
+                "bonifico su IT60 X054 2811 1010 0000 0123 456, grazie",
+                &["IT60 X054 2811 1010 0000 0123 456"],
+            ),
+            (
+                "IT60X0542811101000000123456",
+                &["IT60X0542811101000000123456"],
+            ),
+            (
+                "Konto DE89 3704 0044 0532 0130 00 bei der Bank",
+                &["DE89 3704 0044 0532 0130 00"],
+            ),
             ("DE89370400440532013000", &["DE89370400440532013000"]),
-            ("FR14 2004 1010 0505 0001 3M02 606", &["FR14 2004 1010 0505 0001 3M02 606"]),
-            ("GB82 WEST 1234 5698 7654 32", &["GB82 WEST 1234 5698 7654 32"]),
+            (
+                "FR14 2004 1010 0505 0001 3M02 606",
+                &["FR14 2004 1010 0505 0001 3M02 606"],
+            ),
+            (
+                "GB82 WEST 1234 5698 7654 32",
+                &["GB82 WEST 1234 5698 7654 32"],
+            ),
             ("NL91ABNA0417164300", &["NL91ABNA0417164300"]),
             ("(BE68539007547034)", &["BE68539007547034"]),
             // false positives

@@ -59,9 +59,7 @@ impl RuleSet {
                         .size_limit(REGEX_SIZE_LIMIT)
                         .build()
                         .map_err(|err| match err {
-                            regex::Error::CompiledTooBig(_) => {
-                                bad("field regex: compiles too big")
-                            }
+                            regex::Error::CompiledTooBig(_) => bad("field regex: compiles too big"),
                             _ => bad("field regex: does not compile"),
                         })?;
                     regexes.push((kind, compiled));
@@ -85,7 +83,9 @@ impl RuleSet {
                     }
                 }
                 (Some(_), Some(_)) => {
-                    return Err(bad("fields regex and dictionary: give exactly one, not both"))
+                    return Err(bad(
+                        "fields regex and dictionary: give exactly one, not both",
+                    ))
                 }
                 (None, None) => return Err(bad("fields regex and dictionary: give exactly one")),
             }
@@ -155,7 +155,10 @@ mod tests {
             ("ticket EMP-12345 ok", &[("EMP-12345", "employee-id")]),
             ("xEMP-12345 and EMP-123456", &[]), // cut words
             ("Banana Ana.", &[("Ana", "name")]),
-            ("Ana María llega", &[("Ana", "name"), ("Ana María", "name"), ("María", "name")]),
+            (
+                "Ana María llega",
+                &[("Ana", "name"), ("Ana María", "name"), ("María", "name")],
+            ),
             ("Jürgens Haus; Jürgen, bitte", &[("Jürgen", "name")]),
             ("(Project Falcon)", &[("Project Falcon", "project")]),
             ("project falcon", &[]), // exact case
@@ -177,20 +180,40 @@ mod tests {
         let secret_pattern = "(unclosed-SECRETPATTERN";
         let cases: &[(RuleConfig, &str)] = &[
             (rule("Bad Kind", Some("x"), None), "rule 0: field kind"),
-            (rule("k", Some(secret_pattern), None), "rule 0: field regex: does not compile"),
+            (
+                rule("k", Some(secret_pattern), None),
+                "rule 0: field regex: does not compile",
+            ),
             (rule("k", Some(""), None), "rule 0: field regex: empty"),
-            (rule("k", None, Some(&[])), "rule 0: field dictionary: empty"),
-            (rule("k", None, Some(&["SECRETWORD", " "])), "rule 0: field dictionary: entry 1 is blank"),
-            (rule("k", Some("x"), Some(&["SECRETWORD"])), "rule 0: fields regex and dictionary"),
+            (
+                rule("k", None, Some(&[])),
+                "rule 0: field dictionary: empty",
+            ),
+            (
+                rule("k", None, Some(&["SECRETWORD", " "])),
+                "rule 0: field dictionary: entry 1 is blank",
+            ),
+            (
+                rule("k", Some("x"), Some(&["SECRETWORD"])),
+                "rule 0: fields regex and dictionary",
+            ),
             (rule("k", None, None), "rule 0: fields regex and dictionary"),
-            (rule("k", Some(r"\w{1000}{1000}"), None), "rule 0: field regex: compiles too big"),
+            (
+                rule("k", Some(r"\w{1000}{1000}"), None),
+                "rule 0: field regex: compiles too big",
+            ),
         ];
         for (bad, expected) in cases {
-            let message = RuleSet::new(std::slice::from_ref(bad)).unwrap_err().to_string();
+            let message = RuleSet::new(std::slice::from_ref(bad))
+                .unwrap_err()
+                .to_string();
             assert!(message.starts_with(expected), "{message}");
             assert!(!message.contains("SECRET"), "{message}");
         }
         let second = [rule("ok", Some("x"), None), rule("k", None, None)];
-        assert!(RuleSet::new(&second).unwrap_err().to_string().starts_with("rule 1:"));
+        assert!(RuleSet::new(&second)
+            .unwrap_err()
+            .to_string()
+            .starts_with("rule 1:"));
     }
 }

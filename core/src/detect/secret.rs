@@ -119,7 +119,9 @@ impl SecretScanner {
                 break;
             };
             let (start, body_start) = (hit.start(), hit.end());
-            let body = PREFIXES.get(hit.pattern().as_usize()).map(|(_, body)| *body);
+            let body = PREFIXES
+                .get(hit.pattern().as_usize())
+                .map(|(_, body)| *body);
             let end = match body {
                 Some(Body::Token {
                     alphabet,
@@ -156,9 +158,7 @@ fn token_end(
         return None;
     }
     let body = &bytes[from..from + len];
-    if mixed
-        && !(body.iter().any(u8::is_ascii_digit) && body.iter().any(u8::is_ascii_alphabetic))
-    {
+    if mixed && !(body.iter().any(u8::is_ascii_digit) && body.iter().any(u8::is_ascii_alphabetic)) {
         return None;
     }
     Some(from + len)
@@ -196,7 +196,9 @@ fn jwt_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// the end of its `-----END …-----` line, or, when the END line is missing
 /// (a cut text), the end of the base64 body.
 fn pem_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let label_len = run_len(bytes, from, |b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ');
+    let label_len = run_len(bytes, from, |b| {
+        b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' '
+    });
     let label = &bytes[from..from + label_len];
     if !label.ends_with(b"PRIVATE KEY") && !label.ends_with(b"PRIVATE KEY BLOCK") {
         return None;
@@ -210,7 +212,9 @@ fn pem_end(bytes: &[u8], from: usize) -> Option<usize> {
     let window = &bytes[body_start..window_end];
     if let Some(at) = memchr::memmem::find(window, b"-----END ") {
         let label_start = body_start + at + 9;
-        let end_label = run_len(bytes, label_start, |b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ');
+        let end_label = run_len(bytes, label_start, |b| {
+            b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' '
+        });
         let close = label_start + end_label;
         if bytes[close..].starts_with(b"-----") {
             return Some(close + 5);
@@ -219,7 +223,8 @@ fn pem_end(bytes: &[u8], from: usize) -> Option<usize> {
     // No END line: cover the body (base64, line breaks, and the `\n`
     // escapes of a raw JSON string) so that no key material is left.
     let body_len = run_len(bytes, body_start, |b| {
-        b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\\' | b'\r' | b'\n' | b' ' | b'\t')
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'+' | b'/' | b'=' | b'\\' | b'\r' | b'\n' | b' ' | b'\t')
     });
     let mut end = body_start + body_len;
     while end > body_start && bytes[end - 1].is_ascii_whitespace() {
@@ -244,23 +249,50 @@ mod tests {
         let owned_cases: Vec<(String, Vec<&str>)> = vec![
             (format!("OPENAI_API_KEY={openai}\n"), vec![openai]),
             (format!("usa la clave {anthropic}."), vec![anthropic]),
-            ("token ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5 ok".into(), vec!["ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"]),
-            ("github_pat_11ABCDEFG0abcdefghij_KLMNOPqrstuv0123456789".into(), vec!["github_pat_11ABCDEFG0abcdefghij_KLMNOPqrstuv0123456789"]),
-            ("aws AKIAIOSFODNN7EXAMPLE.".into(), vec!["AKIAIOSFODNN7EXAMPLE"]),
-            ("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp".into(), vec!["xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp"]),
-            ("maps AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1v!".into(), vec!["AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1v"]),
+            (
+                "token ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5 ok".into(),
+                vec!["ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"],
+            ),
+            (
+                "github_pat_11ABCDEFG0abcdefghij_KLMNOPqrstuv0123456789".into(),
+                vec!["github_pat_11ABCDEFG0abcdefghij_KLMNOPqrstuv0123456789"],
+            ),
+            (
+                "aws AKIAIOSFODNN7EXAMPLE.".into(),
+                vec!["AKIAIOSFODNN7EXAMPLE"],
+            ),
+            (
+                "slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp".into(),
+                vec!["xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp"],
+            ),
+            (
+                "maps AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1v!".into(),
+                vec!["AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1v"],
+            ),
             (format!("Authorization: Bearer {jwt}"), vec![jwt]),
             (format!("Schlüssel:\n{PEM}\nEnde"), vec![PEM]),
-            (pem_in_json.into(), vec!["-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE KEY-----"]),
-            ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\nAwEHoUQDQgAE".into(), vec!["-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\nAwEHoUQDQgAE"]),
-            ("sk_live_4eC39HqLyjWDarjtT1zdp7dc".into(), vec!["sk_live_4eC39HqLyjWDarjtT1zdp7dc"]),
+            (
+                pem_in_json.into(),
+                vec!["-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE KEY-----"],
+            ),
+            (
+                "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\nAwEHoUQDQgAE".into(),
+                vec!["-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\nAwEHoUQDQgAE"],
+            ),
+            (
+                "sk_live_4eC39HqLyjWDarjtT1zdp7dc".into(),
+                vec!["sk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+            ),
             // false positives
             ("task-4fJ9xQ2mZ7LpR8tV1wYb3NcD6eH0kS5u".into(), vec![]), // sk- inside a word
-            ("sk-learn-style-estimators-everywhere".into(), vec![]), // no digit
-            ("sk-12345".into(), vec![]),                               // too short
-            ("AKIAIOSFODNN7EXAMPLEX".into(), vec![]),                  // too long
+            ("sk-learn-style-estimators-everywhere".into(), vec![]),  // no digit
+            ("sk-12345".into(), vec![]),                              // too short
+            ("AKIAIOSFODNN7EXAMPLEX".into(), vec![]),                 // too long
             ("AKIA is an acronym".into(), vec![]),
-            ("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----".into(), vec![]),
+            (
+                "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----".into(),
+                vec![],
+            ),
             ("-----BEGIN PUBLIC KEY-----\nMIIB".into(), vec![]),
             ("eyJ is how JSON starts in base64".into(), vec![]),
             ("eyJhbGciOiJIUzI1NiJ9.short.x".into(), vec![]),
