@@ -1,1 +1,33 @@
-//! Request masking by API shape, resumable when new values need entries.
+//! Request masking by API shape, resumable when new values need entries, with
+//! a memo of masked texts.
+//!
+//! [`Masker::mask_request`] finds the strings a person wrote ([`ApiShape`]),
+//! decodes each, finds values in it (vault values anywhere, plus detector
+//! findings), and either
+//! - answers [`MaskOutcome::Masked`]: every value replaced by its surrogate,
+//!   only the changed strings rewritten (re-encoded), every other byte as it
+//!   came; or
+//! - answers [`MaskOutcome::NeedEntries`] with the distinct new values: the
+//!   caller gets entries for them (the filter: one callout), adds them to the
+//!   index and calls again. Nothing is emitted half-masked.
+//!
+//! In redact mode ([`MaskOptions::redact_new`]) new values become their
+//! kind's placeholder (`[EMAIL]`) instead.
+
+mod find;
+mod masker;
+mod memo;
+mod shape;
+mod text;
+
+pub use masker::{MaskOutcome, MaskStats, Masker};
+pub use shape::ApiShape;
+pub use text::{mask_text, TextOutcome};
+
+/// How a request is masked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MaskOptions {
+    /// Redact mode: a value with no entry becomes its kind's placeholder
+    /// (`[EMAIL]`, never restorable) instead of asking for an entry.
+    pub redact_new: bool,
+}

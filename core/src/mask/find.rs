@@ -1,0 +1,146 @@
+//! Masking one decoded text: vault values and detector findings → surrogates,
+//! or the list of new values that need entries first.
+
+use super::MaskOptions;
+use crate::detect::{resolve_overlaps, Detectors, Finding};
+use crate::snapshot::{Slot, SnapshotIndex, VaultMatch};
+use crate::wire::{EntryId, NewValue};
+use std::collections::HashSet;
+
+/// Buffers reused from text to text (no allocation per text once warm).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    vault: Vec<VaultMatch>,
+    findings: Vec<Finding>,
+}
+
+/// New values found in a request, distinct, in the order first seen.
+#[derive(Default)]
+pub(crate) struct NewValues {
+    seen: HashSet<NewValue>,
+    list: Vec<NewValue>,
+}
+
+impl NewValues {
+    fn add(&mut self, value: NewValue) {
+        if !self.seen.contains(&value) {
+            self.seen.insert(value.clone());
+            self.list.push(value);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub(crate) fn into_list(self) -> Vec<NewValue> {
+        self.list
+    }
+}
+
+/// What masking one text gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TextMasking {
+    /// The masked text; `None` when nothing changed.
+    pub masked: Option<String>,
+    /// Entries whose surrogates the masked text holds (slot and id), for the
+    /// memo's re-validation and forget.
+    pub used: Vec<(Slot, EntryId)>,
+    /// Values replaced by a surrogate.
+    pub values_masked: usize,
+    /// New values replaced by a placeholder (redact mode).
+    pub redacted: usize,
+    /// New values were found (and added to the request's list): the text is
+    /// not fully masked and must not be emitted or memoised.
+    pub incomplete: bool,
+}
+
+impl TextMasking {
+    /// Folds the outcome of an inner text (a string inside a JSON text) into
+    /// this one; the masked text is the caller's business.
+    pub(crate) fn absorb_counts(&mut self, inner: &TextMasking) {
+        self.used.extend_from_slice(&inner.used);
+        self.values_masked += inner.values_masked;
+        self.redacted += inner.redacted;
+        self.incomplete |= inner.incomplete;
+    }
+}
+
+/// Masks `text` against the vault and the detectors. New values are added to
+/// `new_values` (or become placeholders in redact mode).
+pub(crate) fn mask_text_once(
+    detectors: &Detectors,
+    index: &SnapshotIndex,
+    text: &str,
+    options: MaskOptions,
+    scratch: &mut Scratch,
+    new_values: &mut NewValues,
+) -> TextMasking {
+    let mut result = TextMasking::default();
+    if text.is_empty() {
+        return result;
+    }
+    scratch.vault.clear();
+    scratch.findings.clear();
+    index.find_values(text, &mut scratch.vault);
+    detectors.find(text, &mut scratch.findings);
+    for m in &scratch.vault {
+        if let Some(entry) = index.entry(m.slot) {
+            scratch.findings.push(Finding {
+                kind: entry.kind.clone(),
+                start: m.start,
+                end: m.end,
+                slot: Some(m.slot),
+            });
+        }
+    }
+    resolve_overlaps(&mut scratch.findings);
+
+    let mut out = String::new();
+    let mut copied_to = 0;
+    for finding in &scratch.findings {
+        let Some(found) = text.get(finding.start..finding.end) else {
+            continue; // not on char boundaries: a detector bug; never slice mid-char
+        };
+        let known = match finding.slot {
+            Some(slot) => index.entry(slot),
+            None if index.is_surrogate(found) => continue, // already fake
+            None => index.by_value(found),
+        };
+        let replacement: std::borrow::Cow<'_, str> = match known {
+            Some(entry) => {
+                result.used.push((entry.slot, entry.id));
+                result.values_masked += 1;
+                entry.surrogate.into()
+            }
+            None if options.redact_new => {
+                result.redacted += 1;
+                finding.kind.placeholder().into()
+            }
+            None => {
+                result.incomplete = true;
+                new_values.add(NewValue {
+                    kind: finding.kind.clone(),
+                    value: found.to_string(),
+                });
+                continue;
+            }
+        };
+        if result.incomplete {
+            continue; // the text will not be emitted: only collect new values
+        }
+        if out.capacity() == 0 {
+            out.reserve(text.len() + 16);
+        }
+        out.push_str(&text[copied_to..finding.start]);
+        out.push_str(&replacement);
+        copied_to = finding.end;
+    }
+    if !result.incomplete && copied_to > 0 {
+        out.push_str(&text[copied_to..]);
+        result.masked = Some(out);
+    }
+    result.used.sort_unstable();
+    result.used.dedup();
+    result
+}
