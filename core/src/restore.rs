@@ -1,1 +1,58 @@
 //! Restoring surrogates in answers, whole and streamed (SSE).
+//!
+//! Only active surrogates are restored (to their values); a retired one is
+//! left as written and counted in [`RestoreStats::declined_retired`].
+//! Nothing but surrogates changes: bytes that need no change are kept as
+//! they came, and a restored value landing in JSON is JSON-escaped.
+//!
+//! - [`restore_body`]: a whole answer, JSON (every string value, any shape)
+//!   or plain text.
+//! - [`SseRestorer`]: one server-sent-events answer, chunk by chunk, per
+//!   content slot (choice, block, tool call), holding back only the tail
+//!   that could still become a surrogate.
+//!
+//! A text (a string value, or a slot's text) whose first non-whitespace
+//! char is `{` or `[` is restored as JSON text: tool-call arguments are JSON
+//! inside a JSON string, where a surrogate may be written with escapes and a
+//! value must be escaped once more (see `fragment`).
+//!
+//! Signed or sealed reasoning is never altered: strings under the keys
+//! `thinking`, `signature` and `encrypted_content` (Anthropic thinking
+//! blocks and their deltas, OpenAI reasoning items) are passed as they came,
+//! as the masker leaves them: the provider checks their signature when an
+//! agent sends them back.
+
+mod body;
+mod fragment;
+mod held_text;
+mod sse;
+mod sse_event;
+mod sse_frame;
+
+pub use body::{restore_body, restore_text};
+pub use sse::SseRestorer;
+
+/// What a restore did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RestoreStats {
+    /// Active surrogates replaced by their values.
+    pub restored: usize,
+    /// Retired surrogates found and left as written.
+    pub declined_retired: usize,
+}
+
+impl std::ops::AddAssign for RestoreStats {
+    fn add_assign(&mut self, other: RestoreStats) {
+        self.restored += other.restored;
+        self.declined_retired += other.declined_retired;
+    }
+}
+
+impl std::ops::Add for RestoreStats {
+    type Output = RestoreStats;
+
+    fn add(mut self, other: RestoreStats) -> RestoreStats {
+        self += other;
+        self
+    }
+}

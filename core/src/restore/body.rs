@@ -1,0 +1,165 @@
+//! Whole answers: a JSON body (every string value, any shape) or plain text.
+
+use super::fragment::restore_whole;
+use super::held_text::{Escaping, HeldText};
+use super::RestoreStats;
+use crate::json::{Document, NodeId, Splice};
+use crate::snapshot::{SnapshotIndex, VaultMatch};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Keys whose strings are signed or sealed reasoning: never altered.
+const SEALED_KEYS: [&str; 3] = ["thinking", "signature", "encrypted_content"];
+
+/// Restores a whole answer: JSON (every string value, any shape) or, when
+/// it is not JSON, UTF-8 text (invalid bytes are kept). `None` when nothing
+/// changed.
+pub fn restore_body(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
+    if looks_like_json(body) {
+        if let Ok(doc) = Document::parse(body) {
+            return restore_document(index, &doc);
+        }
+    }
+    restore_bytes_as_text(index, body)
+}
+
+/// Restores a plain text.
+pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, RestoreStats) {
+    let mut matches = Vec::new();
+    index.find_surrogates(text, &mut matches);
+    let mut stats = RestoreStats {
+        restored: 0,
+        declined_retired: count_retired(index, text),
+    };
+    if matches.is_empty() {
+        return (Cow::Borrowed(text), stats);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut pos = 0;
+    for m in &matches {
+        let Some(entry) = index.entry(m.slot) else {
+            continue;
+        };
+        out.push_str(&text[pos..m.start]);
+        out.push_str(entry.value);
+        pos = m.end;
+        stats.restored += 1;
+    }
+    if stats.restored == 0 {
+        return (Cow::Borrowed(text), stats);
+    }
+    out.push_str(&text[pos..]);
+    (Cow::Owned(out), stats)
+}
+
+fn looks_like_json(body: &[u8]) -> bool {
+    matches!(
+        body.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[' | b'"')
+    )
+}
+
+fn restore_document(index: &SnapshotIndex, doc: &Document<'_>) -> (Option<Vec<u8>>, RestoreStats) {
+    let mut stats = RestoreStats::default();
+    let mut splice = Splice::new();
+    let mut scratch = StringScratch::default();
+    for id in doc.strings() {
+        if let Some((span, replacement)) = restore_string(index, doc, id, &mut scratch, &mut stats)
+        {
+            splice.replace(span, replacement);
+        }
+    }
+    if splice.is_empty() {
+        return (None, stats);
+    }
+    // Edits are string spans of one document: they cannot overlap.
+    (splice.apply(doc.bytes()).ok(), stats)
+}
+
+/// Buffers reused from one string to the next.
+#[derive(Default)]
+pub(crate) struct StringScratch {
+    matches: Vec<VaultMatch>,
+}
+
+/// Restores one string value of `doc` whole: its new raw body (inside the
+/// quotes) when it changed. Sealed reasoning is skipped.
+pub(crate) fn restore_string(
+    index: &SnapshotIndex,
+    doc: &Document<'_>,
+    id: NodeId,
+    scratch: &mut StringScratch,
+    stats: &mut RestoreStats,
+) -> Option<(Range<usize>, Vec<u8>)> {
+    if SEALED_KEYS.iter().any(|key| doc.key_is(id, key)) {
+        return None;
+    }
+    let raw = std::str::from_utf8(doc.raw(id)).ok()?;
+    let text: Cow<'_, str> = if doc.is_escaped(id) {
+        doc.str_value(id)?.ok()?
+    } else {
+        Cow::Borrowed(raw)
+    };
+    if starts_json_text(&text) {
+        // JSON inside a string (tool-call arguments): restored as JSON text,
+        // then escaped again as this string's body.
+        let mut restored = Vec::new();
+        let got = restore_whole(index, &text, &mut restored);
+        *stats += got;
+        if got.restored == 0 {
+            return None;
+        }
+        let restored = String::from_utf8(restored).ok()?;
+        let mut encoded = Vec::with_capacity(restored.len() + 8);
+        crate::json::encode_into(&restored, &mut encoded);
+        return Some((doc.span(id), encoded));
+    }
+    // The common case: no surrogate at all, nothing allocated.
+    scratch.matches.clear();
+    index.find_surrogates(&text, &mut scratch.matches);
+    if scratch.matches.is_empty() {
+        stats.declined_retired += count_retired(index, &text);
+        return None;
+    }
+    // Rewrite the raw body, keeping its escapes where nothing changes.
+    let mut run = HeldText::new(Escaping::JsonString);
+    let mut out = Vec::with_capacity(raw.len() + 16);
+    let got = run.restore_all(index, raw, &mut out);
+    *stats += got;
+    (got.restored > 0).then(|| (doc.span(id), out))
+}
+
+/// Whether a text is restored as JSON text (first non-whitespace char `{` or `[`).
+pub(crate) fn starts_json_text(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+}
+
+fn count_retired(index: &SnapshotIndex, text: &str) -> usize {
+    let mut spans = Vec::new();
+    index.find_retired(text, &mut spans);
+    spans.len()
+}
+
+/// Not JSON: each valid UTF-8 run is restored as text; other bytes are kept.
+fn restore_bytes_as_text(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
+    let mut stats = RestoreStats::default();
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut pos = 0;
+    for chunk in body.utf8_chunks() {
+        let valid = chunk.valid();
+        let (restored, got) = restore_text(index, valid);
+        stats += got;
+        if let Cow::Owned(text) = restored {
+            let buf = out.get_or_insert_with(|| Vec::with_capacity(body.len() + 64));
+            buf.extend_from_slice(&body[copied..pos]);
+            buf.extend_from_slice(text.as_bytes());
+            copied = pos + valid.len();
+        }
+        pos += valid.len() + chunk.invalid().len();
+    }
+    if let Some(buf) = out.as_mut() {
+        buf.extend_from_slice(&body[copied..]);
+    }
+    (out, stats)
+}
