@@ -1,0 +1,356 @@
+//! The filter's configuration: parsed and validated at `on_configure`.
+//! Every error names the field; none quotes the token or a dictionary entry.
+
+use latet_core::detect::{DetectorConfig, Detectors};
+use latet_core::mask::ApiShape;
+use serde::Deserialize;
+use std::fmt;
+use std::time::Duration;
+
+/// What a bad configuration is: the field, and why (never its value).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("configuration field '{field}': {reason}")]
+pub struct ConfigError {
+    /// Path of the field (`routes[1].shape`, `.` for the whole document).
+    pub field: String,
+    pub reason: String,
+}
+
+impl ConfigError {
+    fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The gateway token: never printed.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct GatewayToken(String);
+
+impl GatewayToken {
+    /// The token, for the `Authorization` header only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for GatewayToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("GatewayToken(<redacted>)")
+    }
+}
+
+/// An API shape by its configuration name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShapeName {
+    OpenaiChat,
+    OpenaiResponses,
+    AnthropicMessages,
+    Json,
+    Text,
+}
+
+impl ShapeName {
+    /// latet-core's shape.
+    pub fn api_shape(self) -> ApiShape {
+        match self {
+            ShapeName::OpenaiChat => ApiShape::OpenAiChat,
+            ShapeName::OpenaiResponses => ApiShape::OpenAiResponses,
+            ShapeName::AnthropicMessages => ApiShape::AnthropicMessages,
+            ShapeName::Json => ApiShape::Json,
+            ShapeName::Text => ApiShape::Text,
+        }
+    }
+}
+
+/// Which shape to parse on which path.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RouteConfig {
+    /// A path prefix (`/v1/chat/completions`); the longest match wins.
+    pub path_prefix: String,
+    /// The shape of request bodies on those paths.
+    pub shape: ShapeName,
+}
+
+/// What to do when the control service cannot give entries for new values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureMode {
+    /// Answer 503 with a JSON error; forward nothing.
+    #[default]
+    Reject,
+    /// Replace new values with non-restorable placeholders and forward.
+    Redact,
+}
+
+/// The configuration document as written (see README for every field).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawConfig {
+    /// Envoy cluster of the control service.
+    control_cluster: String,
+    /// `:authority` for control-service calls (default: the cluster name).
+    #[serde(default)]
+    control_authority: Option<String>,
+    /// The gateway token itself.
+    #[serde(default)]
+    gateway_token: Option<GatewayToken>,
+    /// The environment variable holding the token.
+    #[serde(default)]
+    gateway_token_env: Option<String>,
+    /// Long-poll wait sent to the feed.
+    #[serde(default = "defaults::feed_wait_ms")]
+    feed_wait_ms: u64,
+    /// Snapshot and entries callout timeout.
+    #[serde(default = "defaults::callout_timeout_ms")]
+    callout_timeout_ms: u64,
+    /// Largest request body masked.
+    #[serde(default = "defaults::body_limit_bytes")]
+    body_limit_bytes: usize,
+    /// Shapes by path prefix.
+    #[serde(default = "defaults::routes")]
+    routes: Vec<RouteConfig>,
+    /// Shape of paths no route matches.
+    #[serde(default = "defaults::default_shape")]
+    default_shape: ShapeName,
+    /// Detectors on/off and operator rules.
+    #[serde(default)]
+    detectors: DetectorConfig,
+    /// Failure mode.
+    #[serde(default)]
+    failure_mode: FailureMode,
+    /// Feed silence after which answers are not restored.
+    #[serde(default = "defaults::restore_max_staleness_ms")]
+    restore_max_staleness_ms: u64,
+    /// Memo memory per worker.
+    #[serde(default = "defaults::memo_capacity_bytes")]
+    memo_capacity_bytes: usize,
+    /// Tick period.
+    #[serde(default = "defaults::tick_ms")]
+    tick_ms: u64,
+    /// Lease lifetime.
+    #[serde(default = "defaults::lease_ms")]
+    lease_ms: u64,
+    /// Events kept in shared data after the snapshot.
+    #[serde(default = "defaults::max_shared_events")]
+    max_shared_events: usize,
+}
+
+mod defaults {
+    use super::{RouteConfig, ShapeName};
+
+    pub fn feed_wait_ms() -> u64 {
+        25_000
+    }
+    pub fn callout_timeout_ms() -> u64 {
+        5_000
+    }
+    pub fn body_limit_bytes() -> usize {
+        1 << 20
+    }
+    pub fn default_shape() -> ShapeName {
+        ShapeName::Json
+    }
+    pub fn restore_max_staleness_ms() -> u64 {
+        60_000
+    }
+    pub fn memo_capacity_bytes() -> usize {
+        8 << 20
+    }
+    pub fn tick_ms() -> u64 {
+        1_000
+    }
+    pub fn lease_ms() -> u64 {
+        10_000
+    }
+    pub fn max_shared_events() -> usize {
+        1024
+    }
+    pub fn routes() -> Vec<RouteConfig> {
+        [
+            ("/v1/chat/completions", ShapeName::OpenaiChat),
+            ("/v1/responses", ShapeName::OpenaiResponses),
+            ("/v1/messages", ShapeName::AnthropicMessages),
+        ]
+        .into_iter()
+        .map(|(prefix, shape)| RouteConfig {
+            path_prefix: prefix.to_string(),
+            shape,
+        })
+        .collect()
+    }
+}
+
+/// A validated configuration.
+#[derive(Debug, Clone)]
+pub struct FilterConfig {
+    pub control_cluster: String,
+    pub control_authority: String,
+    pub gateway_token: GatewayToken,
+    pub feed_wait: Duration,
+    pub callout_timeout: Duration,
+    pub body_limit_bytes: usize,
+    /// Routes, longest prefix first.
+    pub routes: Vec<RouteConfig>,
+    pub default_shape: ShapeName,
+    pub detectors: DetectorConfig,
+    pub failure_mode: FailureMode,
+    pub restore_max_staleness_ms: u64,
+    pub memo_capacity_bytes: usize,
+    pub tick: Duration,
+    pub lease_ms: u64,
+    pub max_shared_events: usize,
+}
+
+impl FilterConfig {
+    /// Parses and validates `bytes`; `env` reads an environment variable
+    /// (for `gatewayTokenEnv`).
+    pub fn parse(bytes: &[u8], env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let raw: RawConfig = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+            let field = err.path().to_string();
+            ConfigError::new(field, safe_reason(err.inner()))
+        })?;
+        validate(raw, env)
+    }
+
+    /// The shape of bodies on `path` (query ignored).
+    pub fn shape_for(&self, path: &str) -> ShapeName {
+        let path = path.split('?').next().unwrap_or(path);
+        self.routes
+            .iter()
+            .find(|r| path.starts_with(&r.path_prefix))
+            .map_or(self.default_shape, |r| r.shape)
+    }
+}
+
+/// serde's message without the offending value: `invalid type: string
+/// "…", expected u64` becomes `invalid type, expected u64`.
+fn safe_reason(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(at) => &message[..at],
+        None => message.as_str(),
+    };
+    for prefix in ["invalid type", "invalid value", "invalid length"] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            return match rest.find(", expected ") {
+                Some(at) => format!("{prefix}{}", &rest[at..]),
+                None => prefix.to_string(),
+            };
+        }
+    }
+    if err.is_syntax() || err.is_eof() {
+        return format!("not valid JSON ({message})");
+    }
+    message.to_string()
+}
+
+fn validate(raw: RawConfig, env: impl Fn(&str) -> Option<String>) -> Result<FilterConfig, ConfigError> {
+    if raw.control_cluster.trim().is_empty() {
+        return Err(ConfigError::new("controlCluster", "must not be empty"));
+    }
+    let control_authority = match raw.control_authority {
+        Some(a) if a.trim().is_empty() => {
+            return Err(ConfigError::new("controlAuthority", "must not be empty"))
+        }
+        Some(a) => a,
+        None => raw.control_cluster.clone(),
+    };
+    let gateway_token = match (raw.gateway_token, raw.gateway_token_env) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(
+                "gatewayToken",
+                "give either gatewayToken or gatewayTokenEnv, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(ConfigError::new(
+                "gatewayToken",
+                "missing: give gatewayToken or gatewayTokenEnv",
+            ))
+        }
+        (Some(token), None) => {
+            if token.0.trim().is_empty() {
+                return Err(ConfigError::new("gatewayToken", "must not be empty"));
+            }
+            token
+        }
+        (None, Some(name)) => match env(&name) {
+            Some(token) if !token.trim().is_empty() => GatewayToken(token.trim().to_string()),
+            _ => {
+                return Err(ConfigError::new(
+                    "gatewayTokenEnv",
+                    "the environment variable is unset or empty (pass it with vm_config.environment_variables)",
+                ))
+            }
+        },
+    };
+    if gateway_token.0.bytes().any(|b| b < 0x21 || b == 0x7f) {
+        return Err(ConfigError::new(
+            "gatewayToken",
+            "must be printable ASCII without spaces",
+        ));
+    }
+    check_range("feedWaitMs", raw.feed_wait_ms, 0, 60_000)?;
+    check_range("calloutTimeoutMs", raw.callout_timeout_ms, 100, 120_000)?;
+    check_range("bodyLimitBytes", raw.body_limit_bytes as u64, 1, 256 << 20)?;
+    check_range("restoreMaxStalenessMs", raw.restore_max_staleness_ms, 1, u64::MAX)?;
+    check_range("memoCapacityBytes", raw.memo_capacity_bytes as u64, 0, 1 << 30)?;
+    check_range("tickMs", raw.tick_ms, 10, 60_000)?;
+    check_range("leaseMs", raw.lease_ms, raw.tick_ms.saturating_mul(2), 600_000)
+        .map_err(|e| ConfigError::new(e.field, format!("{} (at least twice tickMs)", e.reason)))?;
+    check_range("maxSharedEvents", raw.max_shared_events as u64, 1, 1 << 20)?;
+    let mut routes = raw.routes;
+    for (i, route) in routes.iter().enumerate() {
+        if !route.path_prefix.starts_with('/') {
+            return Err(ConfigError::new(
+                format!("routes[{i}].pathPrefix"),
+                "must start with '/'",
+            ));
+        }
+    }
+    // Longest prefix first, so `find` picks the most specific route.
+    routes.sort_by(|a, b| b.path_prefix.len().cmp(&a.path_prefix.len()));
+    Detectors::new(&raw.detectors).map_err(|err| match err {
+        latet_core::CoreError::BadRule { index, reason } => {
+            ConfigError::new(format!("detectors.rules[{index}]"), reason)
+        }
+        other => ConfigError::new("detectors", other.to_string()),
+    })?;
+    Ok(FilterConfig {
+        control_cluster: raw.control_cluster,
+        control_authority,
+        gateway_token,
+        feed_wait: Duration::from_millis(raw.feed_wait_ms),
+        callout_timeout: Duration::from_millis(raw.callout_timeout_ms),
+        body_limit_bytes: raw.body_limit_bytes,
+        routes,
+        default_shape: raw.default_shape,
+        detectors: raw.detectors,
+        failure_mode: raw.failure_mode,
+        restore_max_staleness_ms: raw.restore_max_staleness_ms,
+        memo_capacity_bytes: raw.memo_capacity_bytes,
+        tick: Duration::from_millis(raw.tick_ms),
+        lease_ms: raw.lease_ms,
+        max_shared_events: raw.max_shared_events,
+    })
+}
+
+fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if value < min || value > max {
+        return Err(ConfigError::new(
+            field,
+            format!("must be between {min} and {max}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

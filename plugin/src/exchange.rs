@@ -1,0 +1,391 @@
+//! One request and its answer through the filter: the state machine the
+//! proxy-wasm HTTP context forwards to.
+//!
+//! Request: headers (415 for an encoded body, `content-length` and
+//! `accept-encoding` removed) → body buffered to the limit (413 beyond) →
+//! catch-up → mask → for new values one entries callout, the request paused
+//! and resumed on the answer → on failure, the configured failure mode.
+//! Answer: SSE restored chunk by chunk; anything else restored whole at the
+//! end of the stream; nothing restored when the feed is stale.
+
+use crate::config::FailureMode;
+use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
+use crate::metrics::Metric;
+use crate::poller::ENTRIES_PATH;
+use crate::reply::Refusal;
+use crate::worker::Worker;
+use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, MaskStats};
+use latet_core::restore::{restore_body, RestoreStats, SseRestorer};
+use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
+use latet_core::CoreError;
+use std::rc::Rc;
+
+/// Header set on answers that were not restored, with the reason.
+pub const RESTORE_HEADER: &str = "x-latet-restore";
+
+/// How many entries callouts one request may make (a forget between the
+/// answer and its use makes the entries stale: ask once more).
+const MAX_ENTRIES_CALLOUTS: u8 = 2;
+
+/// Where the request is.
+#[derive(Debug)]
+enum RequestPhase {
+    Headers,
+    Body,
+    AwaitingEntries { token: u32, body: Vec<u8>, size: usize },
+    Forwarded,
+    Replied,
+}
+
+/// How the answer is handled.
+enum ResponseMode {
+    PassThrough,
+    Whole,
+    Stream(SseRestorer),
+}
+
+/// One request/answer exchange.
+pub struct Exchange {
+    worker: Rc<Worker>,
+    request: RequestPhase,
+    response: ResponseMode,
+    shape: ApiShape,
+    entries_callouts: u8,
+}
+
+impl Exchange {
+    pub fn new(worker: Rc<Worker>) -> Self {
+        let shape = worker.config.default_shape.api_shape();
+        Exchange {
+            worker,
+            request: RequestPhase::Headers,
+            response: ResponseMode::PassThrough,
+            shape,
+            entries_callouts: 0,
+        }
+    }
+
+    /// True once the filter answered the request itself.
+    pub fn replied(&self) -> bool {
+        matches!(self.request, RequestPhase::Replied)
+    }
+
+    fn refuse(&mut self, host: &dyn Host, refusal: Refusal) -> Flow {
+        let metric = match refusal {
+            Refusal::BodyTooLarge | Refusal::EncodedBody | Refusal::BadBody => {
+                Metric::RequestsRefused
+            }
+            _ => Metric::FailReject,
+        };
+        self.worker.metrics.add(host, metric, 1);
+        host.log(
+            Level::Info,
+            &format!(
+                "latet: request refused with {} ({})",
+                refusal.status(),
+                refusal.error_type()
+            ),
+        );
+        refusal.send(host);
+        self.request = RequestPhase::Replied;
+        Flow::Pause
+    }
+
+    /// Request headers.
+    pub fn on_request_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
+        // Forgets first: before anything of this request is looked at.
+        self.worker.catch_up(host);
+        if let Some(encoding) = host.request_header("content-encoding") {
+            if !encoding.trim().eq_ignore_ascii_case("identity") && !end_of_stream {
+                return self.refuse(host, Refusal::EncodedBody);
+            }
+        }
+        // The body changes length (Envoy truncates or hangs otherwise), and
+        // answers must come back as text to be restored.
+        host.remove_request_header("content-length");
+        host.remove_request_header("accept-encoding");
+        let path = host.request_header(":path").unwrap_or_default();
+        self.shape = self.worker.config.shape_for(&path).api_shape();
+        self.request = if end_of_stream {
+            RequestPhase::Forwarded
+        } else {
+            RequestPhase::Body
+        };
+        Flow::Continue
+    }
+
+    /// A request body callback (`size` is the buffered size so far).
+    pub fn on_request_body(&mut self, host: &dyn Host, size: usize, end_of_stream: bool) -> Flow {
+        match self.request {
+            RequestPhase::Body => {}
+            RequestPhase::AwaitingEntries { .. } => return Flow::Pause,
+            RequestPhase::Replied => return Flow::Pause,
+            RequestPhase::Headers | RequestPhase::Forwarded => return Flow::Continue,
+        }
+        if size > self.worker.config.body_limit_bytes {
+            return self.refuse(host, Refusal::BodyTooLarge);
+        }
+        if !end_of_stream {
+            return Flow::Pause;
+        }
+        let body = host.request_body(size).unwrap_or_default();
+        let caught_up = self.worker.catch_up(host);
+        if !self.worker.vault.borrow().is_ready() {
+            return self.refuse(host, Refusal::VaultNotReady);
+        }
+        if !caught_up.current {
+            return self.refuse(host, Refusal::VaultBehind);
+        }
+        self.mask_and_go(host, body, size, false)
+    }
+
+    /// Masks `body`; forwards it, asks for entries, or fails by the mode.
+    /// `resuming`: the request is paused and must be resumed to go on.
+    fn mask_and_go(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
+        let outcome = self
+            .worker
+            .vault
+            .borrow_mut()
+            .mask(self.shape, &body, MaskOptions { redact_new: false });
+        match outcome {
+            Ok(MaskOutcome::Masked { body: masked, stats }) => {
+                self.forward(host, masked, size, &stats, resuming)
+            }
+            Ok(MaskOutcome::NeedEntries { values }) => {
+                self.ask_entries(host, values, body, size, resuming)
+            }
+            Err(err) => {
+                host.log(Level::Warn, &format!("latet: body not masked: {err}"));
+                self.refuse(host, Refusal::BadBody)
+            }
+        }
+    }
+
+    fn forward(
+        &mut self,
+        host: &dyn Host,
+        masked: Option<Vec<u8>>,
+        size: usize,
+        stats: &MaskStats,
+        resuming: bool,
+    ) -> Flow {
+        if let Some(masked) = masked {
+            if host.set_request_body(size, &masked).is_err() {
+                host.log(Level::Error, "latet: masked body could not be set");
+                return self.refuse(host, Refusal::EntriesUnavailable);
+            }
+        }
+        let metrics = &self.worker.metrics;
+        metrics.add(host, Metric::RequestsMasked, 1);
+        metrics.add(host, Metric::ValuesMasked, stats.values_masked);
+        metrics.add(host, Metric::MemoHits, stats.memo_hits);
+        self.request = RequestPhase::Forwarded;
+        if resuming {
+            host.resume_request();
+        }
+        Flow::Continue
+    }
+
+    fn ask_entries(
+        &mut self,
+        host: &dyn Host,
+        values: Vec<NewValue>,
+        body: Vec<u8>,
+        size: usize,
+        resuming: bool,
+    ) -> Flow {
+        if self.entries_callouts >= MAX_ENTRIES_CALLOUTS {
+            return self.fail(host, body, size, resuming);
+        }
+        self.entries_callouts += 1;
+        let metrics = &self.worker.metrics;
+        metrics.add(host, Metric::NewValues, values.len());
+        metrics.add(host, Metric::Callouts, 1);
+        let request = EntriesRequest {
+            version: WIRE_VERSION,
+            values,
+        };
+        let Ok(payload) = serde_json::to_vec(&request) else {
+            return self.fail(host, body, size, resuming);
+        };
+        let config = &self.worker.config;
+        let bearer = format!("Bearer {}", config.gateway_token.expose());
+        let callout = Callout {
+            cluster: &config.control_cluster,
+            headers: vec![
+                (":method", "POST"),
+                (":path", ENTRIES_PATH),
+                (":authority", &config.control_authority),
+                ("authorization", &bearer),
+                ("content-type", "application/json"),
+            ],
+            body: Some(&payload),
+            timeout: config.callout_timeout,
+        };
+        match host.dispatch(&callout) {
+            Ok(token) => {
+                self.request = RequestPhase::AwaitingEntries { token, body, size };
+                Flow::Pause
+            }
+            Err(err) => {
+                host.log(
+                    Level::Warn,
+                    &format!("latet: entries call not dispatched ({err:?})"),
+                );
+                self.worker.metrics.add(host, Metric::CalloutFailures, 1);
+                self.fail(host, body, size, resuming)
+            }
+        }
+    }
+
+    /// The entries callout answered.
+    pub fn on_callout(&mut self, host: &dyn Host, token: u32, answer: &CalloutAnswer) {
+        let (body, size) = match std::mem::replace(&mut self.request, RequestPhase::Body) {
+            RequestPhase::AwaitingEntries { token: t, body, size } if t == token => (body, size),
+            other => {
+                self.request = other;
+                return;
+            }
+        };
+        // Forgets that arrived while waiting go first.
+        let caught_up = self.worker.catch_up(host);
+        if !caught_up.current {
+            self.refuse(host, Refusal::VaultBehind);
+            return;
+        }
+        let added = if answer.status == 200 {
+            match parse_entries_response(&answer.body) {
+                Ok(entries) => self.worker.vault.borrow_mut().add_entries(entries),
+                Err(err) => Err(err),
+            }
+        } else {
+            Err(CoreError::Wire(format!("entries call answered status {}", answer.status)))
+        };
+        match added {
+            Ok(_) => {
+                self.mask_and_go(host, body, size, true);
+            }
+            Err(err) => {
+                host.log(Level::Warn, &format!("latet: entries not used: {err}"));
+                self.worker.metrics.add(host, Metric::CalloutFailures, 1);
+                if matches!(err, CoreError::StaleGeneration { .. }) {
+                    // A forget moved the generation in between: mask again,
+                    // which asks anew (at most MAX_ENTRIES_CALLOUTS in all).
+                    self.mask_and_go(host, body, size, true);
+                } else {
+                    self.fail(host, body, size, true);
+                }
+            }
+        }
+    }
+
+    /// The failure mode: reject (503) or redact new values and forward.
+    fn fail(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
+        if self.worker.config.failure_mode == FailureMode::Reject {
+            return self.refuse(host, Refusal::EntriesUnavailable);
+        }
+        let outcome = self
+            .worker
+            .vault
+            .borrow_mut()
+            .mask(self.shape, &body, MaskOptions { redact_new: true });
+        match outcome {
+            Ok(MaskOutcome::Masked { body: masked, stats }) => {
+                self.worker.metrics.add(host, Metric::FailRedact, 1);
+                self.forward(host, masked, size, &stats, resuming)
+            }
+            // Redacting never needs entries; refuse rather than forward.
+            Ok(MaskOutcome::NeedEntries { .. }) => self.refuse(host, Refusal::EntriesUnavailable),
+            Err(_) => self.refuse(host, Refusal::BadBody),
+        }
+    }
+
+    /// Answer headers: decides how the answer is restored.
+    pub fn on_response_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
+        self.response = ResponseMode::PassThrough;
+        if self.replied() || end_of_stream {
+            return Flow::Continue;
+        }
+        let caught_up = self.worker.catch_up(host);
+        let ready = self.worker.vault.borrow().is_ready();
+        if !ready || !caught_up.current || self.worker.is_stale(host) {
+            // Leave surrogates as they are, and say so.
+            host.set_response_header(RESTORE_HEADER, "stale");
+            self.worker.metrics.add(host, Metric::RestoreStale, 1);
+            return Flow::Continue;
+        }
+        if let Some(encoding) = host.response_header("content-encoding") {
+            if !encoding.trim().eq_ignore_ascii_case("identity") {
+                host.set_response_header(RESTORE_HEADER, "encoded");
+                return Flow::Continue;
+            }
+        }
+        let content_type = host
+            .response_header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if content_type.starts_with("text/event-stream") {
+            self.response = ResponseMode::Stream(SseRestorer::new());
+        } else if content_type.is_empty()
+            || content_type.contains("json")
+            || content_type.starts_with("text/")
+        {
+            self.response = ResponseMode::Whole;
+        } else {
+            return Flow::Continue;
+        }
+        host.remove_response_header("content-length");
+        Flow::Continue
+    }
+
+    /// An answer body callback.
+    pub fn on_response_body(&mut self, host: &dyn Host, size: usize, end_of_stream: bool) -> Flow {
+        let worker = Rc::clone(&self.worker);
+        let vault = worker.vault.borrow();
+        let stats = match &mut self.response {
+            ResponseMode::PassThrough => return Flow::Continue,
+            ResponseMode::Whole => {
+                if !end_of_stream {
+                    return Flow::Pause;
+                }
+                let body = host.response_body(size).unwrap_or_default();
+                let (restored, stats) = restore_body(vault.index(), &body);
+                if let Some(restored) = restored {
+                    if host.set_response_body(size, &restored).is_err() {
+                        host.log(Level::Error, "latet: restored answer could not be set");
+                    }
+                }
+                stats
+            }
+            ResponseMode::Stream(restorer) => {
+                let chunk = if size > 0 {
+                    host.response_body(size).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                let mut out = Vec::with_capacity(chunk.len() + 64);
+                let mut stats = restorer.push(vault.index(), &chunk, &mut out);
+                if end_of_stream {
+                    stats += restorer.finish(vault.index(), &mut out);
+                }
+                if (out != chunk) && host.set_response_body(size, &out).is_err() {
+                    host.log(Level::Error, "latet: restored chunk could not be set");
+                }
+                stats
+            }
+        };
+        drop(vault);
+        count_restore(&worker, host, stats);
+        Flow::Continue
+    }
+}
+
+fn count_restore(worker: &Worker, host: &dyn Host, stats: RestoreStats) {
+    worker.metrics.add(host, Metric::Restored, stats.restored);
+    worker
+        .metrics
+        .add(host, Metric::RestoreDeclinedRetired, stats.declined_retired);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,315 @@
+//! A fake host for native tests: shared data with CAS, queues, a clock,
+//! recorded callouts, headers, bodies, replies, logs and metrics. Several
+//! "VMs" share one [`FakeEnvoy`] (shared data and queues); each request has
+//! its own headers and bodies.
+
+use crate::host::{Callout, CalloutAnswer, Host, HostError, Level, MetricKind};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+use std::time::Duration;
+
+/// What several VMs of one Envoy share.
+#[derive(Default)]
+pub struct FakeEnvoy {
+    pub now_ms: Cell<u64>,
+    pub shared: RefCell<BTreeMap<String, (Vec<u8>, u32)>>,
+    pub queues: RefCell<Vec<(String, VecDeque<Vec<u8>>)>>,
+    pub metrics: RefCell<Vec<(String, MetricKind, i64)>>,
+    pub next_token: Cell<u32>,
+}
+
+/// A recorded callout.
+#[derive(Clone, Debug)]
+pub struct SentCallout {
+    pub token: u32,
+    pub cluster: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl SentCallout {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One VM's (and its current request's) view of the host.
+pub struct FakeHost {
+    pub envoy: Rc<FakeEnvoy>,
+    pub logs: RefCell<Vec<(Level, String)>>,
+    pub callouts: RefCell<Vec<SentCallout>>,
+    pub dispatch_fails: Cell<bool>,
+    pub request_headers: RefCell<Vec<(String, String)>>,
+    pub request_body: RefCell<Vec<u8>>,
+    pub resumed: Cell<u32>,
+    pub response_headers: RefCell<Vec<(String, String)>>,
+    pub response_body: RefCell<Vec<u8>>,
+    pub replies: RefCell<Vec<(u16, String)>>,
+    pub tick_period: Cell<Option<Duration>>,
+    pub configuration: RefCell<Vec<u8>>,
+}
+
+impl FakeHost {
+    pub fn new(envoy: Rc<FakeEnvoy>) -> Self {
+        FakeHost {
+            envoy,
+            logs: RefCell::default(),
+            callouts: RefCell::default(),
+            dispatch_fails: Cell::new(false),
+            request_headers: RefCell::default(),
+            request_body: RefCell::default(),
+            resumed: Cell::new(0),
+            response_headers: RefCell::default(),
+            response_body: RefCell::default(),
+            replies: RefCell::default(),
+            tick_period: Cell::new(None),
+            configuration: RefCell::default(),
+        }
+    }
+
+    /// A fresh Envoy with one VM.
+    pub fn alone() -> Self {
+        FakeHost::new(Rc::new(FakeEnvoy::default()))
+    }
+
+    pub fn advance(&self, ms: u64) {
+        self.envoy.now_ms.set(self.envoy.now_ms.get() + ms);
+    }
+
+    pub fn set_request(&self, headers: &[(&str, &str)], body: &[u8]) {
+        *self.request_headers.borrow_mut() = headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        *self.request_body.borrow_mut() = body.to_vec();
+    }
+
+    pub fn set_response(&self, headers: &[(&str, &str)], body: &[u8]) {
+        *self.response_headers.borrow_mut() = headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        *self.response_body.borrow_mut() = body.to_vec();
+    }
+
+    pub fn last_callout(&self) -> Option<SentCallout> {
+        self.callouts.borrow().last().cloned()
+    }
+
+    pub fn metric(&self, name: &str) -> i64 {
+        self.envoy
+            .metrics
+            .borrow()
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map_or(0, |(_, _, v)| *v)
+    }
+
+    pub fn shared_value(&self, key: &str) -> Option<Vec<u8>> {
+        self.envoy.shared.borrow().get(key).map(|(v, _)| v.clone())
+    }
+
+    pub fn put_shared(&self, key: &str, value: &[u8]) {
+        let _ = self.shared_set(key, value, None);
+    }
+
+    pub fn all_logs(&self) -> String {
+        self.logs
+            .borrow()
+            .iter()
+            .map(|(_, m)| m.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+fn find(headers: &[(String, String)], name: &str) -> Option<String> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+}
+
+impl Host for FakeHost {
+    fn now_ms(&self) -> u64 {
+        self.envoy.now_ms.get()
+    }
+
+    fn log(&self, level: Level, message: &str) {
+        self.logs.borrow_mut().push((level, message.to_string()));
+    }
+
+    fn property(&self, _path: &[&str]) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn plugin_configuration(&self) -> Option<Vec<u8>> {
+        Some(self.configuration.borrow().clone())
+    }
+
+    fn set_tick_period(&self, period: Duration) -> Result<(), HostError> {
+        self.tick_period.set(Some(period));
+        Ok(())
+    }
+
+    fn shared_get(&self, key: &str) -> Result<(Option<Vec<u8>>, Option<u32>), HostError> {
+        Ok(match self.envoy.shared.borrow().get(key) {
+            Some((value, cas)) => (Some(value.clone()), Some(*cas)),
+            None => (None, None),
+        })
+    }
+
+    fn shared_set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<(), HostError> {
+        let mut shared = self.envoy.shared.borrow_mut();
+        let current = shared.get(key).map(|(_, c)| *c);
+        if let (Some(want), Some(have)) = (cas, current) {
+            if want != have {
+                return Err(HostError::CasMismatch);
+            }
+        }
+        let next = current.unwrap_or(0) + 1;
+        shared.insert(key.to_string(), (value.to_vec(), next));
+        Ok(())
+    }
+
+    fn queue_register(&self, name: &str) -> Result<u32, HostError> {
+        let mut queues = self.envoy.queues.borrow_mut();
+        if let Some(i) = queues.iter().position(|(n, _)| n == name) {
+            return Ok(i as u32 + 1);
+        }
+        queues.push((name.to_string(), VecDeque::new()));
+        Ok(queues.len() as u32)
+    }
+
+    fn queue_resolve(&self, _vm_id: &str, name: &str) -> Result<Option<u32>, HostError> {
+        Ok(self
+            .envoy
+            .queues
+            .borrow()
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(|i| i as u32 + 1))
+    }
+
+    fn queue_enqueue(&self, queue: u32, message: &[u8]) -> Result<(), HostError> {
+        let mut queues = self.envoy.queues.borrow_mut();
+        let q = queues
+            .get_mut(queue as usize - 1)
+            .ok_or(HostError::NotFound)?;
+        q.1.push_back(message.to_vec());
+        Ok(())
+    }
+
+    fn queue_dequeue(&self, queue: u32) -> Result<Option<Vec<u8>>, HostError> {
+        let mut queues = self.envoy.queues.borrow_mut();
+        let q = queues
+            .get_mut(queue as usize - 1)
+            .ok_or(HostError::NotFound)?;
+        Ok(q.1.pop_front())
+    }
+
+    fn dispatch(&self, callout: &Callout<'_>) -> Result<u32, HostError> {
+        if self.dispatch_fails.get() {
+            return Err(HostError::BadArgument);
+        }
+        let token = self.envoy.next_token.get() + 1;
+        self.envoy.next_token.set(token);
+        self.callouts.borrow_mut().push(SentCallout {
+            token,
+            cluster: callout.cluster.to_string(),
+            headers: callout
+                .headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: callout.body.map(<[u8]>::to_vec),
+        });
+        Ok(token)
+    }
+
+    fn callout_answer(&self, _body_size: usize) -> CalloutAnswer {
+        CalloutAnswer::default()
+    }
+
+    fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError> {
+        let mut metrics = self.envoy.metrics.borrow_mut();
+        if let Some(i) = metrics.iter().position(|(n, _, _)| n == name) {
+            return Ok(i as u32);
+        }
+        metrics.push((name.to_string(), kind, 0));
+        Ok(metrics.len() as u32 - 1)
+    }
+
+    fn metric_increment(&self, id: u32, by: i64) {
+        if let Some(m) = self.envoy.metrics.borrow_mut().get_mut(id as usize) {
+            m.2 += by;
+        }
+    }
+
+    fn metric_record(&self, id: u32, value: u64) {
+        if let Some(m) = self.envoy.metrics.borrow_mut().get_mut(id as usize) {
+            m.2 = value as i64;
+        }
+    }
+
+    fn request_header(&self, name: &str) -> Option<String> {
+        find(&self.request_headers.borrow(), name)
+    }
+
+    fn remove_request_header(&self, name: &str) {
+        self.request_headers
+            .borrow_mut()
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    }
+
+    fn request_body(&self, size: usize) -> Option<Vec<u8>> {
+        let body = self.request_body.borrow();
+        Some(body[..size.min(body.len())].to_vec())
+    }
+
+    fn set_request_body(&self, _size: usize, body: &[u8]) -> Result<(), HostError> {
+        *self.request_body.borrow_mut() = body.to_vec();
+        Ok(())
+    }
+
+    fn resume_request(&self) {
+        self.resumed.set(self.resumed.get() + 1);
+    }
+
+    fn response_header(&self, name: &str) -> Option<String> {
+        find(&self.response_headers.borrow(), name)
+    }
+
+    fn remove_response_header(&self, name: &str) {
+        self.response_headers
+            .borrow_mut()
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    }
+
+    fn set_response_header(&self, name: &str, value: &str) {
+        self.remove_response_header(name);
+        self.response_headers
+            .borrow_mut()
+            .push((name.to_string(), value.to_string()));
+    }
+
+    fn response_body(&self, size: usize) -> Option<Vec<u8>> {
+        let body = self.response_body.borrow();
+        Some(body[..size.min(body.len())].to_vec())
+    }
+
+    fn set_response_body(&self, _size: usize, body: &[u8]) -> Result<(), HostError> {
+        *self.response_body.borrow_mut() = body.to_vec();
+        Ok(())
+    }
+
+    fn send_reply(&self, status: u16, _headers: &[(&str, &str)], body: &[u8]) {
+        self.replies
+            .borrow_mut()
+            .push((status, String::from_utf8_lossy(body).into_owned()));
+    }
+}

@@ -1,0 +1,292 @@
+//! The poller: pulls the snapshot, long-polls the event feed, and publishes
+//! both to shared data, then wakes every worker's queue. One runs per Envoy:
+//! in the singleton sync service, or in the worker holding the lease.
+//!
+//! It keeps no position of its own: it reads the published one, so a new
+//! lease holder goes on where the last one stopped.
+
+use crate::config::FilterConfig;
+use crate::host::{Callout, CalloutAnswer, Host, Level};
+use crate::metrics::{Metric, Metrics};
+use crate::shared::{
+    read_events, read_lease, read_list, read_state, write_json, SharedState, EVENTS_KEY,
+    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+};
+use latet_core::wire::{parse_feed_answer, parse_snapshot, Event, FeedAnswer};
+use std::rc::Rc;
+
+/// The control service's gateway paths.
+pub const SNAPSHOT_PATH: &str = "/_latet/gateway/v1/snapshot";
+pub const EVENTS_PATH: &str = "/_latet/gateway/v1/events";
+pub const ENTRIES_PATH: &str = "/_latet/gateway/v1/entries";
+
+/// The longest wait between retries after failures.
+const MAX_BACKOFF_MS: u64 = 30_000;
+
+/// Which call is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InFlight {
+    Snapshot,
+    Feed,
+}
+
+/// One Envoy's poller.
+pub struct Poller {
+    config: Rc<FilterConfig>,
+    /// Lease holder name this poller writes and checks (`sync`, `worker-<n>`).
+    holder: String,
+    /// The vm_id whose queues it wakes.
+    vm_id: String,
+    in_flight: Option<(u32, InFlight)>,
+    /// Set by a `snapshot_required` answer or a gap: the next call is a snapshot.
+    need_snapshot: bool,
+    retry_at_ms: u64,
+    failures: u32,
+}
+
+impl Poller {
+    pub fn new(config: Rc<FilterConfig>, holder: String, vm_id: String) -> Self {
+        Poller {
+            config,
+            holder,
+            vm_id,
+            in_flight: None,
+            need_snapshot: false,
+            retry_at_ms: 0,
+            failures: 0,
+        }
+    }
+
+    /// The lease holder name.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// True while a call is in flight.
+    pub fn is_waiting(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
+    /// Starts the next call if none is in flight and no backoff holds it.
+    pub fn step(&mut self, host: &dyn Host, metrics: &Metrics) {
+        if self.in_flight.is_some() || host.now_ms() < self.retry_at_ms {
+            return;
+        }
+        let state = read_state(host);
+        let (path, kind, timeout) = match state {
+            Some(state) if !self.need_snapshot => (
+                format!(
+                    "{EVENTS_PATH}?after={}&wait_ms={}",
+                    state.seq,
+                    self.config.feed_wait.as_millis()
+                ),
+                InFlight::Feed,
+                self.config.feed_wait + self.config.callout_timeout,
+            ),
+            _ => (
+                SNAPSHOT_PATH.to_string(),
+                InFlight::Snapshot,
+                self.config.callout_timeout,
+            ),
+        };
+        let bearer = format!("Bearer {}", self.config.gateway_token.expose());
+        let callout = Callout {
+            cluster: &self.config.control_cluster,
+            headers: vec![
+                (":method", "GET"),
+                (":path", &path),
+                (":authority", &self.config.control_authority),
+                ("authorization", &bearer),
+            ],
+            body: None,
+            timeout,
+        };
+        match host.dispatch(&callout) {
+            Ok(token) => self.in_flight = Some((token, kind)),
+            Err(err) => {
+                host.log(
+                    Level::Warn,
+                    &format!("latet sync: control-service call not dispatched ({err:?})"),
+                );
+                self.failed(host, metrics);
+            }
+        }
+    }
+
+    /// Handles a callout answer; false when the token is not this poller's.
+    pub fn on_answer(
+        &mut self,
+        host: &dyn Host,
+        metrics: &Metrics,
+        token: u32,
+        answer: &CalloutAnswer,
+    ) -> bool {
+        let kind = match self.in_flight {
+            Some((t, kind)) if t == token => kind,
+            _ => return false,
+        };
+        self.in_flight = None;
+        if !self.still_holder(host) {
+            // Another poller took over: publishing now could race it.
+            return true;
+        }
+        if answer.status != 200 {
+            host.log(
+                Level::Warn,
+                &format!(
+                    "latet sync: {} call answered status {}",
+                    kind_name(kind),
+                    answer.status
+                ),
+            );
+            self.failed(host, metrics);
+            return true;
+        }
+        let published = match kind {
+            InFlight::Snapshot => self.publish_snapshot(host, metrics, &answer.body),
+            InFlight::Feed => self.publish_feed(host, metrics, &answer.body),
+        };
+        if published {
+            self.failures = 0;
+            self.retry_at_ms = 0;
+            // Long-poll again at once.
+            self.step(host, metrics);
+        } else {
+            self.failed(host, metrics);
+        }
+        true
+    }
+
+    fn still_holder(&self, host: &dyn Host) -> bool {
+        match read_lease(host).0 {
+            Some(lease) => lease.holder == self.holder,
+            // No lease record at all: nobody competes.
+            None => true,
+        }
+    }
+
+    fn failed(&mut self, host: &dyn Host, metrics: &Metrics) {
+        metrics.add(host, Metric::FeedErrors, 1);
+        self.failures = self.failures.saturating_add(1);
+        let tick = u64::try_from(self.config.tick.as_millis()).unwrap_or(1000);
+        let backoff = tick
+            .saturating_mul(1 << self.failures.min(5))
+            .min(MAX_BACKOFF_MS);
+        self.retry_at_ms = host.now_ms().saturating_add(backoff);
+    }
+
+    fn publish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics, body: &[u8]) -> bool {
+        let snapshot = match parse_snapshot(body) {
+            Ok(s) => s,
+            Err(err) => {
+                host.log(Level::Error, &format!("latet sync: snapshot refused: {err}"));
+                return false;
+            }
+        };
+        let seq = snapshot.seq;
+        // Snapshot first, then its (empty) events, then the state record.
+        if host.shared_set(SNAPSHOT_KEY, body, None).is_err()
+            || write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_err()
+        {
+            return false;
+        }
+        let state = SharedState {
+            seq,
+            snapshot_seq: seq,
+            feed_answered_at_ms: host.now_ms(),
+        };
+        if write_json(host, STATE_KEY, &state, None).is_err() {
+            return false;
+        }
+        self.need_snapshot = false;
+        host.log(
+            Level::Info,
+            &format!(
+                "latet sync: snapshot published at seq {seq} ({} entries)",
+                snapshot.entries.len()
+            ),
+        );
+        metrics.set(host, Metric::FeedPosition, seq);
+        self.wake(host, seq);
+        true
+    }
+
+    fn publish_feed(&mut self, host: &dyn Host, metrics: &Metrics, body: &[u8]) -> bool {
+        let answer = match parse_feed_answer(body) {
+            Ok(a) => a,
+            Err(err) => {
+                host.log(Level::Error, &format!("latet sync: feed answer refused: {err}"));
+                return false;
+            }
+        };
+        let Some(mut state) = read_state(host) else {
+            self.need_snapshot = true;
+            return true;
+        };
+        let new_events = match answer {
+            FeedAnswer::SnapshotRequired { .. } => {
+                host.log(Level::Info, "latet sync: feed says snapshot required");
+                self.need_snapshot = true;
+                return true;
+            }
+            FeedAnswer::Events { events, .. } => events,
+        };
+        let mut events = read_events(host);
+        // Keep the shared list contiguous from the snapshot's position.
+        events.retain(|e| e.seq > state.snapshot_seq && e.seq <= state.seq);
+        let before = state.seq;
+        for event in new_events {
+            if event.seq <= state.seq {
+                continue;
+            }
+            if event.seq != state.seq + 1 {
+                host.log(
+                    Level::Warn,
+                    &format!(
+                        "latet sync: feed gap after seq {} (got {}); taking a snapshot",
+                        state.seq, event.seq
+                    ),
+                );
+                self.need_snapshot = true;
+                break;
+            }
+            state.seq = event.seq;
+            events.push(event);
+        }
+        state.feed_answered_at_ms = host.now_ms();
+        if state.seq != before && write_json(host, EVENTS_KEY, &events, None).is_err() {
+            return false;
+        }
+        if write_json(host, STATE_KEY, &state, None).is_err() {
+            return false;
+        }
+        metrics.set(host, Metric::FeedPosition, state.seq);
+        if state.seq != before {
+            self.wake(host, state.seq);
+        }
+        if events.len() > self.config.max_shared_events {
+            self.need_snapshot = true;
+        }
+        true
+    }
+
+    /// Enqueues the new position to every worker's queue.
+    fn wake(&self, host: &dyn Host, seq: u64) {
+        let message = seq.to_string();
+        for name in read_list(host, QUEUES_KEY) {
+            if let Ok(Some(queue)) = host.queue_resolve(&self.vm_id, &name) {
+                let _ = host.queue_enqueue(queue, message.as_bytes());
+            }
+        }
+    }
+}
+
+fn kind_name(kind: InFlight) -> &'static str {
+    match kind {
+        InFlight::Snapshot => "snapshot",
+        InFlight::Feed => "feed",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,73 @@
+//! Local replies: a JSON error that names the problem, never a value.
+
+use crate::host::Host;
+
+/// Why the filter answered a request itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The body is over `bodyLimitBytes` (413).
+    BodyTooLarge,
+    /// The body has a `content-encoding` the filter cannot read (415).
+    EncodedBody,
+    /// No snapshot yet (503).
+    VaultNotReady,
+    /// Published events could not be applied: serving would use a cache
+    /// that may predate a forget (503).
+    VaultBehind,
+    /// New values, and the control service could not give entries (503).
+    EntriesUnavailable,
+    /// The body could not be masked as its shape (400).
+    BadBody,
+}
+
+impl Refusal {
+    /// HTTP status.
+    pub fn status(self) -> u16 {
+        match self {
+            Refusal::BodyTooLarge => 413,
+            Refusal::EncodedBody => 415,
+            Refusal::BadBody => 400,
+            Refusal::VaultNotReady | Refusal::VaultBehind | Refusal::EntriesUnavailable => 503,
+        }
+    }
+
+    /// The error's `type`.
+    pub fn error_type(self) -> &'static str {
+        match self {
+            Refusal::BodyTooLarge => "latet_body_too_large",
+            Refusal::EncodedBody => "latet_encoded_body",
+            Refusal::VaultNotReady => "latet_vault_not_ready",
+            Refusal::VaultBehind => "latet_vault_behind",
+            Refusal::EntriesUnavailable => "latet_entries_unavailable",
+            Refusal::BadBody => "latet_bad_body",
+        }
+    }
+
+    fn message(self) -> &'static str {
+        match self {
+            Refusal::BodyTooLarge => "the request body is larger than the gateway masks (bodyLimitBytes); nothing was forwarded",
+            Refusal::EncodedBody => "the request body has a content-encoding the gateway cannot read; send it uncompressed",
+            Refusal::VaultNotReady => "the gateway has no vault snapshot yet; nothing was forwarded",
+            Refusal::VaultBehind => "the gateway could not apply the latest vault events; nothing was forwarded",
+            Refusal::EntriesUnavailable => "the control service could not give entries for new values; nothing was forwarded",
+            Refusal::BadBody => "the request body could not be read as its API shape; nothing was forwarded",
+        }
+    }
+
+    /// The JSON body.
+    pub fn body(self) -> String {
+        serde_json::json!({
+            "error": {"type": self.error_type(), "message": self.message()}
+        })
+        .to_string()
+    }
+
+    /// Sends the reply.
+    pub fn send(self, host: &dyn Host) {
+        host.send_reply(
+            self.status(),
+            &[("content-type", "application/json")],
+            self.body().as_bytes(),
+        );
+    }
+}

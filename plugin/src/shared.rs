@@ -1,0 +1,129 @@
+//! The shared-data layout between the poller and the workers of one Envoy
+//! (per `vm_id`): key names, the small state record, the lease record, and
+//! typed reads and writes over [`Host`].
+
+use crate::host::{Host, HostError};
+use latet_core::wire::Event;
+use serde::{Deserialize, Serialize};
+
+/// The snapshot JSON as the control service sent it.
+pub const SNAPSHOT_KEY: &str = "latet.v1.snapshot";
+/// JSON array of the events after the snapshot's `seq`, contiguous.
+pub const EVENTS_KEY: &str = "latet.v1.events";
+/// [`SharedState`]: written last by the poller, read by every request.
+pub const STATE_KEY: &str = "latet.v1.state";
+/// [`Lease`]: who polls.
+pub const LEASE_KEY: &str = "latet.v1.lease";
+/// JSON array of the workers' wake-up queue names.
+pub const QUEUES_KEY: &str = "latet.v1.queues";
+/// Decimal counter naming each worker (`worker-<n>`, `latet-wake-<n>`).
+pub const QUEUE_COUNTER_KEY: &str = "latet.v1.queue_counter";
+/// Prefix of the workers' wake-up queue names.
+pub const QUEUE_PREFIX: &str = "latet-wake-";
+/// The lease holder name of the singleton sync service.
+pub const SYNC_HOLDER: &str = "sync";
+
+/// What the poller has published.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedState {
+    /// Feed position published (the last event in `latet.v1.events`, or the
+    /// snapshot's when there are none).
+    pub seq: u64,
+    /// The feed position of the snapshot in `latet.v1.snapshot`.
+    pub snapshot_seq: u64,
+    /// When the feed (or the snapshot) last answered, ms since the epoch.
+    pub feed_answered_at_ms: u64,
+}
+
+/// Who polls, until when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    pub holder: String,
+    pub expires_at_ms: u64,
+}
+
+/// Reads the published state (`None`: nothing published yet, or unreadable).
+pub fn read_state(host: &dyn Host) -> Option<SharedState> {
+    let (bytes, _) = host.shared_get(STATE_KEY).ok()?;
+    serde_json::from_slice(&bytes?).ok()
+}
+
+/// Reads the shared events (empty when absent or unreadable).
+pub fn read_events(host: &dyn Host) -> Vec<Event> {
+    match host.shared_get(EVENTS_KEY) {
+        Ok((Some(bytes), _)) => serde_json::from_slice(&bytes).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Reads the shared snapshot bytes.
+pub fn read_snapshot(host: &dyn Host) -> Option<Vec<u8>> {
+    host.shared_get(SNAPSHOT_KEY).ok()?.0
+}
+
+/// Reads the lease and its CAS token.
+pub fn read_lease(host: &dyn Host) -> (Option<Lease>, Option<u32>) {
+    match host.shared_get(LEASE_KEY) {
+        Ok((bytes, cas)) => (bytes.and_then(|b| serde_json::from_slice(&b).ok()), cas),
+        Err(_) => (None, None),
+    }
+}
+
+/// Writes a JSON value under `key`.
+pub fn write_json<T: Serialize>(
+    host: &dyn Host,
+    key: &str,
+    value: &T,
+    cas: Option<u32>,
+) -> Result<(), HostError> {
+    let bytes = serde_json::to_vec(value).map_err(|_| HostError::Other)?;
+    host.shared_set(key, &bytes, cas)
+}
+
+/// Takes the next number of the CAS counter (a few tries under contention).
+pub fn next_counter(host: &dyn Host, key: &str) -> Option<u64> {
+    for _ in 0..16 {
+        let (bytes, cas) = host.shared_get(key).ok()?;
+        let current = bytes
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        let next = current + 1;
+        match host.shared_set(key, next.to_string().as_bytes(), cas) {
+            Ok(()) => return Some(next),
+            Err(HostError::CasMismatch) => continue,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// Adds `name` to the JSON list under `key` (CAS, a few tries).
+pub fn append_to_list(host: &dyn Host, key: &str, name: &str) -> Result<(), HostError> {
+    for _ in 0..16 {
+        let (bytes, cas) = host.shared_get(key)?;
+        let mut names: Vec<String> = bytes
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        if names.iter().any(|n| n == name) {
+            return Ok(());
+        }
+        names.push(name.to_string());
+        match write_json(host, key, &names, cas) {
+            Ok(()) => return Ok(()),
+            Err(HostError::CasMismatch) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(HostError::CasMismatch)
+}
+
+/// Reads the JSON list of names under `key`.
+pub fn read_list(host: &dyn Host, key: &str) -> Vec<String> {
+    match host.shared_get(key) {
+        Ok((Some(bytes), _)) => serde_json::from_slice(&bytes).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,182 @@
+//! One worker's vault: the snapshot index and the masker's memo, kept
+//! current from shared data.
+//!
+//! [`WorkerVault::apply_event`] and [`WorkerVault::load_snapshot`] are the
+//! only ways anything leaves this worker's caches: applying a `forgotten`
+//! event removes the entries from the index *and* drops every memo entry
+//! that used them; a snapshot reload replaces the index and the whole memo.
+
+use crate::host::Host;
+use crate::shared::{read_events, read_snapshot, read_state};
+use latet_core::detect::Detectors;
+use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
+use latet_core::wire::{parse_snapshot, EntriesResponse, Event};
+use latet_core::CoreError;
+
+/// What one catch-up did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CatchUp {
+    /// Events applied (all kinds).
+    pub events_applied: usize,
+    /// `forgotten` events among them.
+    pub forgets_applied: usize,
+    /// The index was rebuilt from the shared snapshot.
+    pub snapshot_loaded: bool,
+    /// After this catch-up the worker is at (or past) the published position.
+    pub current: bool,
+}
+
+/// A worker's snapshot index and masker.
+pub struct WorkerVault {
+    index: SnapshotIndex,
+    masker: Masker,
+    detectors: Detectors,
+    memo_capacity_bytes: usize,
+    loaded: bool,
+    feed_answered_at_ms: u64,
+}
+
+impl WorkerVault {
+    /// An empty vault (not ready until a snapshot is loaded).
+    pub fn new(detectors: Detectors, memo_capacity_bytes: usize) -> Self {
+        WorkerVault {
+            index: SnapshotIndex::empty(),
+            masker: Masker::new(detectors.clone(), memo_capacity_bytes),
+            detectors,
+            memo_capacity_bytes,
+            loaded: false,
+            feed_answered_at_ms: 0,
+        }
+    }
+
+    /// True once a snapshot has been loaded.
+    pub fn is_ready(&self) -> bool {
+        self.loaded
+    }
+
+    /// The index (for restoring).
+    pub fn index(&self) -> &SnapshotIndex {
+        &self.index
+    }
+
+    /// When the feed last answered, as last read from shared data (0: never).
+    pub fn feed_answered_at_ms(&self) -> u64 {
+        self.feed_answered_at_ms
+    }
+
+    /// Masks a request body.
+    pub fn mask(
+        &mut self,
+        shape: ApiShape,
+        body: &[u8],
+        options: MaskOptions,
+    ) -> Result<MaskOutcome, CoreError> {
+        self.masker.mask_request(&self.index, shape, body, options)
+    }
+
+    /// Applies one feed event. THE erasure routine: the index drops the
+    /// forgotten entries and the memo drops every text that used them, in
+    /// the same call.
+    pub fn apply_event(&mut self, event: &Event) -> Result<AppliedEvent, CoreError> {
+        let applied = self.index.apply_event(event)?;
+        if !applied.forgotten.is_empty() {
+            self.masker.forget(&applied.forgotten);
+        }
+        Ok(applied)
+    }
+
+    /// Replaces the index with a snapshot's and drops the whole memo (it
+    /// may hold texts masked with entries the snapshot no longer has).
+    pub fn load_snapshot(&mut self, bytes: &[u8]) -> Result<(), CoreError> {
+        let snapshot = parse_snapshot(bytes)?;
+        let index = SnapshotIndex::from_snapshot(snapshot)?;
+        self.index = index;
+        self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// Adds the entries a callout answered with (refused if a forget moved
+    /// the generation in between).
+    pub fn add_entries(&mut self, answer: EntriesResponse) -> Result<usize, CoreError> {
+        self.index.add_entries(answer.generation, answer.entries)
+    }
+
+    /// Brings this worker to the published position: reads the small state
+    /// record; when behind, applies the missed events in order (forgets
+    /// included) or, on a gap, rebuilds from the shared snapshot. Never moves
+    /// the index back: a rebuilt index that would be older than the current
+    /// one is thrown away (and the catch-up reports `current: false`).
+    pub fn catch_up(&mut self, host: &dyn Host) -> CatchUp {
+        let mut done = CatchUp::default();
+        let Some(state) = read_state(host) else {
+            return done;
+        };
+        self.feed_answered_at_ms = state.feed_answered_at_ms;
+        if self.loaded && state.seq <= self.index.seq() {
+            done.current = true;
+            return done;
+        }
+        let events = read_events(host);
+        if self.loaded {
+            self.apply_from(&events, &mut done);
+            if self.index.seq() >= state.seq {
+                done.current = true;
+                return done;
+            }
+        }
+        // A gap (or no index yet): rebuild from the snapshot, then the events.
+        let Some(bytes) = read_snapshot(host) else {
+            return done;
+        };
+        let before = self.loaded.then(|| self.index.seq());
+        let mut rebuilt = WorkerVault::new(self.detectors.clone(), self.memo_capacity_bytes);
+        if rebuilt.load_snapshot(&bytes).is_err() {
+            host.log(
+                crate::host::Level::Error,
+                "latet: the shared snapshot could not be read; keeping the current index",
+            );
+            return done;
+        }
+        let mut rebuilt_done = CatchUp::default();
+        rebuilt.apply_from(&events, &mut rebuilt_done);
+        if before.is_some_and(|seq| rebuilt.index.seq() < seq) {
+            return done;
+        }
+        rebuilt.feed_answered_at_ms = self.feed_answered_at_ms;
+        *self = rebuilt;
+        done.snapshot_loaded = true;
+        done.events_applied += rebuilt_done.events_applied;
+        done.forgets_applied += rebuilt_done.forgets_applied;
+        done.current = self.index.seq() >= state.seq;
+        done
+    }
+
+    /// Applies, in order, every event after the index's position; stops at
+    /// the first gap or refusal.
+    fn apply_from(&mut self, events: &[Event], done: &mut CatchUp) {
+        for event in events {
+            if event.seq <= self.index.seq() {
+                continue;
+            }
+            if event.seq != self.index.seq() + 1 {
+                return;
+            }
+            let is_forget = matches!(
+                event.body,
+                latet_core::wire::EventBody::Forgotten { .. }
+            );
+            if self.apply_event(event).is_err() {
+                return;
+            }
+            done.events_applied += 1;
+            if is_forget {
+                done.forgets_applied += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
