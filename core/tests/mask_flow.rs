@@ -1,0 +1,348 @@
+//! The resumable masking step, redact mode, surrogates left alone, the memo
+//! (hit, miss, forget, re-validation against added values, LRU bound), and
+//! deep nesting.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "mask_support.rs"]
+mod support;
+
+use latet_core::json::Limits;
+use latet_core::keyed_hash::retired_hash;
+use latet_core::kind::Kind;
+use latet_core::mask::{mask_text, ApiShape, MaskOptions, MaskOutcome, TextOutcome};
+use latet_core::snapshot::SnapshotIndex;
+use latet_core::text::lead_bucket;
+use latet_core::wire::{Event, EventBody, NewValue, RetiredHash, RetiredSurrogate};
+use latet_core::CoreError;
+use support::*;
+
+const NEW_MAIL: &str = "new.person@example.org";
+
+fn chat(contents: &[&str]) -> Vec<u8> {
+    let messages: Vec<serde_json::Value> = contents
+        .iter()
+        .map(|c| serde_json::json!({"role": "user", "content": c}))
+        .collect();
+    serde_json::to_vec(&serde_json::json!({"model": "gpt-4o", "messages": messages})).unwrap()
+}
+
+fn forget(index: &mut SnapshotIndex, value: &str) -> Vec<latet_core::wire::EntryId> {
+    let entry = index.by_value(value).unwrap();
+    let (id, surrogate) = (entry.id, entry.surrogate.to_string());
+    let applied = index
+        .apply_event(&Event {
+            seq: index.seq() + 1,
+            body: EventBody::Forgotten {
+                ids: vec![id],
+                retired: vec![RetiredSurrogate {
+                    hash: RetiredHash(retired_hash(&salt(), &surrogate)),
+                    lead: lead_bucket(&surrogate),
+                }],
+                generation: index.generation() + 1,
+            },
+        })
+        .unwrap();
+    assert_eq!(applied.forgotten, vec![id]);
+    applied.forgotten
+}
+
+#[test]
+fn new_values_ask_for_entries_then_masking_resumes() {
+    let mut index = demo_index();
+    let mut masker = masker(1 << 20);
+    let body = serde_json::to_vec(&serde_json::json!({
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": format!("Mario Rossi wants {NEW_MAIL} and {NEW_MAIL} in copy")},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "send", "arguments": format!("{{\"to\":\"{NEW_MAIL}\",\"cc\":\"other@example.net\"}}")}}]}
+        ]
+    }))
+    .unwrap();
+    let outcome = masker
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("expected new values, got {outcome:?}");
+    };
+    assert_eq!(
+        values,
+        vec![
+            NewValue { kind: Kind::Email, value: NEW_MAIL.into() },
+            NewValue { kind: Kind::Email, value: "other@example.net".into() },
+        ],
+        "distinct, in order first seen"
+    );
+    // Nothing incomplete was memoised.
+    assert_eq!(masker.memo_len(), 0);
+    let mut counter = 0;
+    let entries = entries_for(&index, &values, &mut counter);
+    index.add_entries(index.generation(), entries).unwrap();
+    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains(NEW_MAIL) && !text.contains("other@example.net") && !text.contains("Mario Rossi"));
+    assert!(text.contains(&fake_surrogate(1, NEW_MAIL)), "{text}");
+    assert_eq!(stats.values_masked, 5);
+    assert_eq!(stats.texts, 2);
+}
+
+#[test]
+fn redact_mode_puts_placeholders_and_never_memoises_them() {
+    let index = demo_index();
+    let mut masker = masker(1 << 20);
+    let body = chat(&[&format!("Mario Rossi, please write to {NEW_MAIL} today, thanks")]);
+    for _ in 0..2 {
+        let outcome = masker
+            .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions { redact_new: true })
+            .unwrap();
+        let MaskOutcome::Masked { body: Some(out), stats } = outcome else {
+            panic!("{outcome:?}");
+        };
+        assert_eq!(
+            string_at(&out, "messages.0.content"),
+            "Laura Bianchi, please write to [EMAIL] today, thanks"
+        );
+        assert_eq!((stats.values_masked, stats.redacted, stats.memo_hits), (1, 1, 0));
+    }
+    assert_eq!(masker.memo_len(), 0);
+}
+
+#[test]
+fn surrogates_active_or_retired_are_left_alone() {
+    let mut index = demo_index();
+    let text = "Already masked: laura.bianchi@brightvale.it and nothing else";
+    let body = chat(&[text]);
+    let outcome = masker(0)
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{outcome:?}");
+    // After a forget the surrogate is retired: still fake, still left alone.
+    forget(&mut index, "mario.rossi@acme.it");
+    assert!(index.is_retired("laura.bianchi@brightvale.it"));
+    let outcome = masker(0)
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{outcome:?}");
+}
+
+#[test]
+fn memo_serves_resent_history() {
+    let index = demo_index();
+    let mut masker = masker(1 << 20);
+    let history = [
+        "Hello, I am Mario Rossi and I write from mario.rossi@acme.it",
+        "José García is my colleague; please keep him in copy",
+        "A message long enough to be memoised, with no value at all",
+        "short",
+    ];
+    let body = chat(&history);
+    let (first, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(stats.memo_hits, 0);
+    assert_eq!(masker.memo_len(), 3, "texts under 32 bytes are not memoised");
+    let (second, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(second, first);
+    assert_eq!(stats.memo_hits, 3);
+    assert_eq!(stats.values_masked, 3);
+    // The next turn resends the history plus a new message.
+    let mut next = history.to_vec();
+    next.push("And one more thing about Mario Rossi");
+    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&next));
+    assert_eq!(stats.memo_hits, 3);
+    assert_eq!(string_at(&out, "messages.4.content"), "And one more thing about Laura Bianchi");
+    masker.clear_memo();
+    assert_eq!(masker.memo_len(), 0);
+}
+
+#[test]
+fn forget_drops_memo_entries_and_masking_asks_for_a_new_entry() {
+    let mut index = demo_index();
+    let mut masker = masker(1 << 20);
+    let body = chat(&[
+        "Hello, I am Mario Rossi and I write from mario.rossi@acme.it",
+        "José García is my colleague; please keep him in copy",
+    ]);
+    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(masker.memo_len(), 2);
+    let ids = forget(&mut index, "mario.rossi@acme.it");
+    masker.forget(&ids);
+    assert_eq!(masker.memo_len(), 1, "exactly the entry that used it");
+    let outcome = masker
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(values, vec![NewValue { kind: Kind::Email, value: "mario.rossi@acme.it".into() }]);
+    // The new generation's entry gives a new surrogate; the old one is gone.
+    let mut new_entry = entry(77, "mario.rossi@acme.it", "giulia.conti@northwind.it", "email", index.generation());
+    new_entry.generation = index.generation();
+    index.add_entries(index.generation(), vec![new_entry]).unwrap();
+    let (out, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("giulia.conti@northwind.it"));
+    assert!(!text.contains("laura.bianchi@brightvale.it"));
+}
+
+#[test]
+fn a_forget_the_masker_was_not_told_of_is_still_caught_on_the_hit() {
+    let mut index = demo_index();
+    let mut masker = masker(1 << 20);
+    let body = chat(&["Hello, I am Mario Rossi and I write from mario.rossi@acme.it"]);
+    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    forget(&mut index, "Mario Rossi");
+    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(stats.memo_hits, 0, "the stale memo entry must not be served");
+    // A forgotten name is plain text again (no detector finds names); the
+    // old surrogate never comes back.
+    assert_eq!(
+        string_at(&out, "messages.0.content"),
+        "Hello, I am Mario Rossi and I write from laura.bianchi@brightvale.it"
+    );
+    assert_eq!(masker.memo_len(), 1, "the stale entry was replaced");
+}
+
+#[test]
+fn a_value_added_after_memoisation_is_masked() {
+    let mut index = demo_index();
+    let mut masker = masker(1 << 20);
+    let with_name = "Please call Carla Verdi tomorrow about the contract renewal";
+    let without = "Please call the office tomorrow about the contract renewal";
+    let body = chat(&[with_name, without]);
+    let outcome = masker
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "no detector knows names");
+    assert_eq!(masker.memo_len(), 2);
+    // Another gateway added the name to the vault; the feed brings it here.
+    index
+        .add_entries(index.generation(), vec![entry(50, "Carla Verdi", "Marta Neri", "name", 1)])
+        .unwrap();
+    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(string_at(&out, "messages.0.content"), with_name.replace("Carla Verdi", "Marta Neri"));
+    assert_eq!(stats.memo_hits, 1, "the text without the new value is still served");
+    // Many additions later (more than the index remembers), every memo
+    // entry is a miss rather than a guess.
+    let many = (0..5000)
+        .map(|i| entry(10_000 + i, &format!("Person{i} Surname"), &format!("Fake{i} Other"), "name", 1))
+        .collect();
+    index.add_entries(index.generation(), many).unwrap();
+    let (_, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(stats.memo_hits, 0);
+    let (_, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(stats.memo_hits, 2, "re-memoised at the new epoch");
+}
+
+#[test]
+fn a_replaced_index_does_not_reuse_the_memo() {
+    let index = demo_index();
+    let mut masker = masker(1 << 20);
+    let text = "Please call Carla Verdi tomorrow about the contract renewal";
+    let body = chat(&[text]);
+    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    // A new snapshot (the caller clears the memo, as documented).
+    let mut vault = VAULT.to_vec();
+    vault.push(("Carla Verdi", "Marta Neri", "name"));
+    let replaced = index_with(&vault);
+    masker.clear_memo();
+    let (out, _) = mask_ok(&mut masker, &replaced, ApiShape::OpenAiChat, &body);
+    assert_eq!(string_at(&out, "messages.0.content"), text.replace("Carla Verdi", "Marta Neri"));
+}
+
+#[test]
+fn memo_is_bounded_by_bytes_and_evicts_the_least_recently_used() {
+    let index = demo_index();
+    let capacity = 64 * 1024;
+    let mut masker = masker(capacity);
+    let texts: Vec<String> = (0..2000)
+        .map(|i| format!("Message number {i} from Mario Rossi about the quarterly report"))
+        .collect();
+    for text in &texts {
+        mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[text]));
+    }
+    assert!(masker.memo_bytes() <= capacity, "{}", masker.memo_bytes());
+    assert!(masker.memo_len() > 100 && masker.memo_len() < 2000, "{}", masker.memo_len());
+    let (_, oldest) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[&texts[0]]));
+    assert_eq!(oldest.memo_hits, 0);
+    let (_, newest) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[&texts[1999]]));
+    assert_eq!(newest.memo_hits, 1);
+    // A memo of 0 bytes is off.
+    let mut off = masker_with_memo(0);
+    mask_ok(&mut off, &index, ApiShape::OpenAiChat, &chat(&[&texts[0]]));
+    assert_eq!(off.memo_len(), 0);
+}
+
+fn masker_with_memo(bytes: usize) -> latet_core::mask::Masker {
+    masker(bytes)
+}
+
+#[test]
+fn arguments_are_memoised_with_the_entries_they_used() {
+    let mut index = demo_index();
+    let mut masker = masker(1 << 20);
+    let body = serde_json::to_vec(&serde_json::json!({"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "send",
+            "arguments": "{\"to\":\"mario.rossi@acme.it\",\"body\":\"Dear José García, here is the report you asked for\"}"}}]}]}))
+    .unwrap();
+    let (first, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (second, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    assert_eq!(first, second);
+    assert_eq!(stats.memo_hits, 1);
+    assert_eq!(stats.values_masked, 2);
+    let ids = forget(&mut index, "José García");
+    masker.forget(&ids);
+    let outcome = masker
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    // "José García" is a name: no detector finds it, so once forgotten it
+    // passes as plain text — the old surrogate must not come back.
+    let MaskOutcome::Masked { body: Some(out), .. } = outcome else { panic!("{outcome:?}") };
+    let args = string_at(&out, "messages.0.tool_calls.0.function.arguments");
+    assert!(!args.contains("Iñigo Pérez"), "{args}");
+    assert!(args.contains("laura.bianchi@brightvale.it"));
+}
+
+#[test]
+fn ten_thousand_levels_are_a_clean_error_or_a_correct_result() {
+    let index = demo_index();
+    let depth = 10_000;
+    let deep = format!("{}\"Mario Rossi\"{}", "[".repeat(depth), "]".repeat(depth));
+    for shape in [ApiShape::Json, ApiShape::OpenAiChat, ApiShape::AnthropicMessages] {
+        let err = masker(0)
+            .mask_request(&index, shape, deep.as_bytes(), MaskOptions::default())
+            .unwrap_err();
+        assert_eq!(err, CoreError::BadBody("nesting deeper than 512 levels at byte 512".into()));
+    }
+    // Inside tool-call arguments too.
+    let args = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    let body = serde_json::to_vec(&serde_json::json!({"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}]}]}))
+    .unwrap();
+    let err = masker(0)
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, CoreError::BadBody(ref m) if m.starts_with("nesting deeper than 512")), "{err}");
+    // With the limit raised, the same body masks correctly (no recursion).
+    let mut big = masker(0).with_limits(Limits { max_depth: depth });
+    let (out, stats) = mask_ok(&mut big, &index, ApiShape::Json, deep.as_bytes());
+    assert_eq!(stats.values_masked, 1);
+    assert_eq!(out, deep.replace("Mario Rossi", "Laura Bianchi").into_bytes());
+}
+
+#[test]
+fn mask_text_for_the_apps_api() {
+    let index = demo_index();
+    let detectors = latet_core::detect::Detectors::new(&Default::default()).unwrap();
+    let outcome = mask_text(&detectors, &index, "Mario Rossi <mario.rossi@acme.it>", MaskOptions::default());
+    let TextOutcome::Masked { text: Some(text), stats } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(text, "Laura Bianchi <laura.bianchi@brightvale.it>");
+    assert_eq!(stats.values_masked, 2);
+    let outcome = mask_text(&detectors, &index, "nothing here", MaskOptions::default());
+    assert!(matches!(outcome, TextOutcome::Masked { text: None, .. }));
+    let outcome = mask_text(&detectors, &index, NEW_MAIL, MaskOptions::default());
+    assert_eq!(
+        outcome,
+        TextOutcome::NeedEntries { values: vec![NewValue { kind: Kind::Email, value: NEW_MAIL.into() }] }
+    );
+    let outcome = mask_text(&detectors, &index, NEW_MAIL, MaskOptions { redact_new: true });
+    assert!(matches!(outcome, TextOutcome::Masked { text: Some(ref t), .. } if t == "[EMAIL]"));
+}
