@@ -141,10 +141,9 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> Option<String> {
 /// A company-like label in the shape of `label`: hyphenated if it was,
 /// with as many trailing digits as it had (up to 4), in its case style.
 fn company_label(rng: &mut SeedRng, label: &str, tld: &str) -> String {
-    let roots: &DomainRoots = match roots_for_tld(tld) {
-        Some(local) if rng.chance(1, 2) => local,
-        _ => &ENGLISH,
-    };
+    // Half the names under a country TLD use the country's language.
+    let local_roots = roots_for_tld(tld).filter(|_| rng.chance(1, 2));
+    let roots: &DomainRoots = local_roots.unwrap_or(&ENGLISH);
     let head = rng.pick(roots.heads);
     let mut tail = rng.pick(roots.tails);
     if tail == head {
@@ -157,8 +156,9 @@ fn company_label(rng: &mut SeedRng, label: &str, tld: &str) -> String {
         name.push('-');
     }
     name.push_str(tail);
-    // One in four names carries a trade word; hyphenated ones take it after a hyphen.
-    if rng.chance(1, 4) {
+    // One in four short English names carries a trade word (`oakford-group`);
+    // hyphenated ones take it after a hyphen.
+    if local_roots.is_none() && name.len() <= 10 && rng.chance(1, 4) {
         if hyphenated {
             name.push('-');
         }

@@ -2,7 +2,10 @@
 //! (`mario.rossi` → `laura.bianchi`, `mrossi` → `lbianchi`) at the domain's
 //! surrogate, or at the provider domain as written.
 
-use super::names::{fold_ascii_lower, lookup, NameRole, NAME_LISTS};
+use super::names::{
+    fold_ascii_lower, fold_german, folded_words, lookup, pick_name, NameRole, GERMAN_LIST,
+    NAME_LISTS,
+};
 use super::rng::{SeedRng, LOWER};
 use super::shape::CaseStyle;
 
@@ -107,7 +110,12 @@ pub fn derive_local(rng: &mut SeedRng, local: &str) -> String {
         Some((index, _)) if rng.chance(3, 4) => index,
         _ => rng.below(NAME_LISTS.len()),
     };
-    let list = NAME_LISTS.get(language).or(NAME_LISTS.first());
+    let avoid = folded_words(words.iter().copied());
+    let fold = if language == GERMAN_LIST {
+        fold_german
+    } else {
+        fold_ascii_lower
+    };
     let word_count = words.len();
     let mut out = String::with_capacity(local.len() + 8);
     let mut word_index = 0;
@@ -126,16 +134,16 @@ pub fn derive_local(rng: &mut SeedRng, local: &str) -> String {
                         (None, _, i) if i + 1 == word_count => Some(NameRole::Last),
                         (None, _, _) => Some(NameRole::First),
                     };
-                    let first = list.map(|l| rng.pick(l.first)).unwrap_or("alex");
-                    let last = list.map(|l| rng.pick(l.last)).unwrap_or("smith");
+                    let first = pick_name(rng, NameRole::First, language, &avoid);
+                    let last = pick_name(rng, NameRole::Last, language, &avoid);
                     match role {
-                        Some(NameRole::First) => fold_ascii_lower(first),
-                        Some(NameRole::Last) => fold_ascii_lower(last),
+                        Some(NameRole::First) => fold(first),
+                        Some(NameRole::Last) => fold(last),
                         // One unknown word such as `mrossi`: initial and family name.
                         None => {
                             let mut s = String::new();
                             s.push(rng.pick_char(INITIALS));
-                            s.push_str(&fold_ascii_lower(last));
+                            s.push_str(&fold(last));
                             s
                         }
                     }

@@ -1,7 +1,7 @@
 //! Person-name surrogates: the same number of words, the same capitalisation
 //! and punctuation, names of the value's language when it is recognised.
 
-use super::names::{fold_ascii_lower, lookup, NameRole, NAME_LISTS};
+use super::names::{fold_ascii_lower, folded_words, lookup, pick_name, NameRole, NAME_LISTS};
 use super::rng::SeedRng;
 use super::shape::CaseStyle;
 
@@ -80,6 +80,9 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> String {
             .is_some_and(|w| value[..pos].trim_end().ends_with(w))
     });
     let ascii_only = value.is_ascii();
+    // The surrogate repeats no name of the value (`Mario Rossi` never
+    // becomes `Laura Rossi`).
+    let avoid = folded_words(words.iter().flat_map(|w| w.split('-')));
     let known = words.iter().find_map(|w| lookup(w));
     let language = match known {
         Some((index, _)) if rng.chance(3, 4) => index,
@@ -96,7 +99,7 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> String {
             Piece::Gap(gap) => out.push_str(gap),
             Piece::Word(word) => {
                 let role = role_of(word, word_index, &name_words, comma_after_first);
-                out.push_str(&replace_word(rng, word, role, language, ascii_only));
+                out.push_str(&replace_word(rng, word, role, language, ascii_only, &avoid));
                 word_index += 1;
             }
         }
@@ -129,6 +132,7 @@ fn replace_word(
     role: Option<NameRole>,
     language: usize,
     ascii_only: bool,
+    avoid: &[String],
 ) -> String {
     let Some(role) = role else {
         if is_initial(word) {
@@ -156,7 +160,7 @@ fn replace_word(
         if part.is_empty() {
             continue;
         }
-        let name = pick_name(rng, role, language);
+        let name = pick_name(rng, role, language, avoid);
         let style = CaseStyle::of(part);
         let written = if ascii_only {
             ascii_name(name)
@@ -174,16 +178,6 @@ fn replace_word(
         }
     }
     out
-}
-
-fn pick_name(rng: &mut SeedRng, role: NameRole, language: usize) -> &'static str {
-    let Some(list) = NAME_LISTS.get(language).or(NAME_LISTS.first()) else {
-        return "Alex";
-    };
-    match role {
-        NameRole::First => rng.pick(list.first),
-        NameRole::Last => rng.pick(list.last),
-    }
 }
 
 /// A listed name written with ASCII letters only, capitalised (`Niccolò` →

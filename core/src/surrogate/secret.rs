@@ -73,14 +73,14 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> String {
 /// Each letter or digit replaced by one of its class from the alphabet the
 /// value uses (hex stays hex); anything else kept.
 pub fn same_alphabet(rng: &mut SeedRng, body: &str) -> String {
+    // Hex only when the whole body is hex of one case: a base62 token may
+    // hold only a–f letters by chance, but not in both cases.
     let hex_lower = body
         .bytes()
-        .filter(u8::is_ascii_lowercase)
-        .all(|b| b <= b'f');
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     let hex_upper = body
         .bytes()
-        .filter(u8::is_ascii_uppercase)
-        .all(|b| b <= b'F');
+        .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b));
     let lower: &[u8] = if hex_lower { b"abcdef" } else { LOWER };
     let upper: &[u8] = if hex_upper { b"ABCDEF" } else { UPPER };
     body.chars()
@@ -210,6 +210,21 @@ mod tests {
                 assert_ne!(out, value);
             }
         }
+    }
+
+    #[test]
+    fn base62_with_only_a_to_f_letters_is_not_taken_for_hex() {
+        let value = "ghp_1234567890abcdefABCDEF1234567890abcd";
+        let letters: std::collections::HashSet<char> = (0..20u8)
+            .flat_map(|seed| {
+                derive(&mut SeedRng::from_seed([seed; 32]), value)
+                    .chars()
+                    .skip(4)
+                    .collect::<Vec<_>>()
+            })
+            .filter(char::is_ascii_alphabetic)
+            .collect();
+        assert!(letters.iter().any(|c| !c.is_ascii_hexdigit()));
     }
 
     #[test]

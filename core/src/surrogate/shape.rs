@@ -108,6 +108,7 @@ pub fn force_change(rng: &mut SeedRng, value: &str, candidate: String) -> String
 }
 
 /// True when `s` needs no escaping inside a JSON string.
+#[cfg(test)]
 pub fn is_json_safe(s: &str) -> bool {
     !s.chars().any(|c| c == '"' || c == '\\' || c.is_control())
 }
