@@ -1,14 +1,15 @@
 //! Anthropic Messages (`POST /v1/messages`): reading a request, writing a
 //! whole `message` and a streamed one (`message_start`,
 //! `content_block_start`, `ping`, `content_block_delta`, `content_block_stop`,
-//! `message_delta`, `message_stop`).
+//! `message_delta`, `message_stop`), keys in Anthropic's order.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
+use crate::ordered_json::Json;
 use crate::prompt::{content_text, model_of, rough_tokens, split_chars, str_field};
 use crate::prompt::{Prompt, Reply, ToolCall};
-use crate::sse;
+use crate::{jobj, sse};
 
 /// Reads the last user message — its `text` blocks and the text inside its
 /// `tool_result` blocks — and the `tool_use` blocks of the last message.
@@ -70,8 +71,11 @@ pub fn new_call_id(ex: &Exchange) -> String {
 
 /// A tool call's `input` object; arguments that are not JSON come back as a
 /// string under `raw` rather than failing the answer.
-fn input_object(call: &ToolCall) -> Value {
-    serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({"raw": call.arguments}))
+fn input_object(call: &ToolCall) -> Json {
+    match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(value) => Json::from(&value),
+        Err(_) => jobj! {"raw": &call.arguments},
+    }
 }
 
 fn stop_reason(reply: &Reply) -> &'static str {
@@ -88,95 +92,104 @@ fn output_tokens(reply: &Reply) -> u64 {
     }
 }
 
-fn message(ex: &Exchange, content: Vec<Value>, stop: Value, output_tokens: u64) -> Value {
-    json!({
+fn message(ex: &Exchange, content: Vec<Json>, stop: Option<&str>, output_tokens: u64) -> Json {
+    jobj! {
         "id": format!("msg_fake_{}", ex.seq),
         "type": "message",
         "role": "assistant",
-        "model": ex.model,
+        "model": &ex.model,
         "content": content,
         "stop_reason": stop,
-        "stop_sequence": null,
-        "usage": {
+        "stop_sequence": Json::Null,
+        "usage": jobj! {
             "input_tokens": ex.input_tokens,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0u64,
+            "cache_read_input_tokens": 0u64,
             "output_tokens": output_tokens,
         },
-    })
+    }
 }
 
 /// The whole answer (a `message`).
-pub fn whole(reply: &Reply, ex: &Exchange) -> Value {
+pub fn whole(reply: &Reply, ex: &Exchange) -> Json {
     let content = match reply {
-        Reply::Text(text) => vec![json!({"type": "text", "text": text})],
+        Reply::Text(text) => vec![jobj! {"type": "text", "text": text}],
         Reply::ToolCalls(calls) => calls
             .iter()
-            .map(|c| json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input_object(c)}))
+            .map(|c| jobj! {"type": "tool_use", "id": &c.id, "name": &c.name, "input": input_object(c)})
             .collect(),
     };
-    message(ex, content, json!(stop_reason(reply)), output_tokens(reply))
+    message(ex, content, Some(stop_reason(reply)), output_tokens(reply))
+}
+
+/// Collects named events; each event's data starts with its `type`.
+struct EventSequence(Vec<String>);
+
+impl EventSequence {
+    fn push(&mut self, name: &str, fields: Json) {
+        let mut data = jobj! {"type": name};
+        if let (Json::Obj(head), Json::Obj(rest)) = (&mut data, fields) {
+            head.extend(rest);
+        }
+        self.0.push(sse::named_event(name, &data));
+    }
 }
 
 /// The streamed answer. Tool input is sent as `input_json_delta` pieces of
 /// the arguments' JSON text, the first one empty as Anthropic does.
 pub fn stream(reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
-    let mut events = Vec::new();
-    let mut push = |name: &str, mut data: Value| {
-        data["type"] = json!(name);
-        events.push(sse::named_event(name, &data));
-    };
-    push(
+    let mut events = EventSequence(Vec::new());
+    events.push(
         "message_start",
-        json!({"message": message(ex, Vec::new(), Value::Null, 1)}),
+        jobj! {"message": message(ex, Vec::new(), None, 1)},
     );
-    let blocks: Vec<(Value, Vec<Value>)> = match reply {
+    let blocks: Vec<(Json, Vec<Json>)> = match reply {
         Reply::Text(text) => vec![(
-            json!({"type": "text", "text": ""}),
+            jobj! {"type": "text", "text": ""},
             split_chars(text, chunk_chars)
                 .into_iter()
-                .map(|piece| json!({"type": "text_delta", "text": piece}))
+                .map(|piece| jobj! {"type": "text_delta", "text": piece})
                 .collect(),
         )],
         Reply::ToolCalls(calls) => calls
             .iter()
             .map(|call| {
-                let mut deltas = vec![json!({"type": "input_json_delta", "partial_json": ""})];
+                let mut deltas = vec![jobj! {"type": "input_json_delta", "partial_json": ""}];
                 deltas.extend(
                     split_chars(&call.arguments, chunk_chars)
                         .into_iter()
-                        .map(|piece| json!({"type": "input_json_delta", "partial_json": piece})),
+                        .map(|piece| jobj! {"type": "input_json_delta", "partial_json": piece}),
                 );
                 (
-                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}}),
+                    jobj! {"type": "tool_use", "id": &call.id, "name": &call.name, "input": jobj! {}},
                     deltas,
                 )
             })
             .collect(),
     };
     for (index, (start, deltas)) in blocks.into_iter().enumerate() {
-        push(
+        events.push(
             "content_block_start",
-            json!({"index": index, "content_block": start}),
+            jobj! {"index": index, "content_block": start},
         );
         if index == 0 {
-            push("ping", json!({}));
+            events.push("ping", jobj! {});
         }
         for delta in deltas {
-            push(
+            events.push(
                 "content_block_delta",
-                json!({"index": index, "delta": delta}),
+                jobj! {"index": index, "delta": delta},
             );
         }
-        push("content_block_stop", json!({"index": index}));
+        events.push("content_block_stop", jobj! {"index": index});
     }
-    push(
+    events.push(
         "message_delta",
-        json!({
-            "delta": {"stop_reason": stop_reason(reply), "stop_sequence": null},
-            "usage": {"output_tokens": output_tokens(reply)},
-        }),
+        jobj! {
+            "delta": jobj! {"stop_reason": stop_reason(reply), "stop_sequence": Json::Null},
+            "usage": jobj! {"output_tokens": output_tokens(reply)},
+        },
     );
-    push("message_stop", json!({}));
-    events
+    events.push("message_stop", jobj! {});
+    events.0
 }

@@ -6,6 +6,7 @@ pub mod anthropic;
 pub mod exchange;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod ordered_json;
 pub mod paced_body;
 pub mod prompt;
 pub mod request_log;

@@ -1,13 +1,14 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`): reading a request,
 //! writing a whole answer and a streamed one (`chat.completion.chunk` events
-//! then `data: [DONE]`).
+//! then `data: [DONE]`), keys in OpenAI's order.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
+use crate::ordered_json::Json;
 use crate::prompt::{content_text, model_of, rough_tokens, split_chars, str_field};
 use crate::prompt::{Prompt, Reply, ToolCall};
-use crate::sse;
+use crate::{jarr, jobj, sse};
 
 /// Reads the last user message (`content` as a string or `text` parts) and
 /// the tool calls of the last message (`tool_calls` on an assistant message).
@@ -62,13 +63,8 @@ pub fn new_call_id(ex: &Exchange) -> String {
     format!("call_fake_{}", ex.seq)
 }
 
-fn usage(ex: &Exchange, reply: &Reply) -> Value {
-    let output = output_tokens(reply);
-    json!({
-        "prompt_tokens": ex.input_tokens,
-        "completion_tokens": output,
-        "total_tokens": ex.input_tokens + output,
-    })
+fn completion_id(ex: &Exchange) -> String {
+    format!("chatcmpl-fake-{}", ex.seq)
 }
 
 fn output_tokens(reply: &Reply) -> u64 {
@@ -78,118 +74,123 @@ fn output_tokens(reply: &Reply) -> u64 {
     }
 }
 
+fn usage(ex: &Exchange, reply: &Reply) -> Json {
+    let output = output_tokens(reply);
+    jobj! {
+        "prompt_tokens": ex.input_tokens,
+        "completion_tokens": output,
+        "total_tokens": ex.input_tokens + output,
+    }
+}
+
 /// The whole answer (`chat.completion`).
-pub fn whole(reply: &Reply, ex: &Exchange) -> Value {
+pub fn whole(reply: &Reply, ex: &Exchange) -> Json {
     let (message, finish_reason) = match reply {
         Reply::Text(text) => (
-            json!({"role": "assistant", "content": text, "refusal": null, "annotations": []}),
+            jobj! {"role": "assistant", "content": text, "refusal": Json::Null, "annotations": jarr![]},
             "stop",
         ),
         Reply::ToolCalls(calls) => (
-            json!({
+            jobj! {
                 "role": "assistant",
-                "content": null,
-                "refusal": null,
-                "annotations": [],
-                "tool_calls": calls.iter().map(|c| json!({
-                    "id": c.id,
+                "content": Json::Null,
+                "tool_calls": calls.iter().map(|c| jobj! {
+                    "id": &c.id,
                     "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                })).collect::<Vec<_>>(),
-            }),
+                    "function": jobj! {"name": &c.name, "arguments": &c.arguments},
+                }).collect::<Vec<_>>(),
+                "refusal": Json::Null,
+                "annotations": jarr![],
+            },
             "tool_calls",
         ),
     };
-    json!({
-        "id": format!("chatcmpl-fake-{}", ex.seq),
+    jobj! {
+        "id": completion_id(ex),
         "object": "chat.completion",
         "created": ex.created,
-        "model": ex.model,
-        "choices": [{
-            "index": 0,
+        "model": &ex.model,
+        "choices": jarr![jobj! {
+            "index": 0u64,
             "message": message,
-            "logprobs": null,
+            "logprobs": Json::Null,
             "finish_reason": finish_reason,
         }],
         "usage": usage(ex, reply),
         "service_tier": "default",
-        "system_fingerprint": null,
-    })
+        "system_fingerprint": Json::Null,
+    }
+}
+
+fn chunk(ex: &Exchange, choices: Json, usage: Option<Json>) -> String {
+    let mut event = jobj! {
+        "id": completion_id(ex),
+        "object": "chat.completion.chunk",
+        "created": ex.created,
+        "model": &ex.model,
+        "service_tier": "default",
+        "system_fingerprint": Json::Null,
+        "choices": choices,
+    };
+    if ex.include_usage {
+        event.set("usage", usage);
+    }
+    sse::data_event(&event)
+}
+
+fn delta_chunk(ex: &Exchange, delta: Json, finish_reason: Option<&str>) -> String {
+    let choice = jobj! {
+        "index": 0u64,
+        "delta": delta,
+        "logprobs": Json::Null,
+        "finish_reason": finish_reason,
+    };
+    chunk(ex, jarr![choice], None)
 }
 
 /// The streamed answer: one event per piece of at most `chunk_chars`
 /// characters, then the finish chunk, the usage chunk when asked, `[DONE]`.
 pub fn stream(reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
-    let chunk = |delta: Value, finish_reason: Value| {
-        let mut event = json!({
-            "id": format!("chatcmpl-fake-{}", ex.seq),
-            "object": "chat.completion.chunk",
-            "created": ex.created,
-            "model": ex.model,
-            "service_tier": "default",
-            "system_fingerprint": null,
-            "choices": [{
-                "index": 0,
-                "delta": delta,
-                "logprobs": null,
-                "finish_reason": finish_reason,
-            }],
-        });
-        if ex.include_usage {
-            event["usage"] = Value::Null;
-        }
-        sse::data_event(&event)
-    };
     let mut events = Vec::new();
     let finish_reason = match reply {
         Reply::Text(text) => {
-            events.push(chunk(
-                json!({"role": "assistant", "content": "", "refusal": null}),
-                Value::Null,
+            events.push(delta_chunk(
+                ex,
+                jobj! {"role": "assistant", "content": "", "refusal": Json::Null},
+                None,
             ));
             for piece in split_chars(text, chunk_chars) {
-                events.push(chunk(json!({"content": piece}), Value::Null));
+                events.push(delta_chunk(ex, jobj! {"content": piece}, None));
             }
             "stop"
         }
         Reply::ToolCalls(calls) => {
             for (index, call) in calls.iter().enumerate() {
-                let mut opening = json!({
-                    "tool_calls": [{
-                        "index": index,
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": ""},
-                    }],
-                });
-                if index == 0 {
-                    opening["role"] = json!("assistant");
-                    opening["content"] = Value::Null;
-                }
-                events.push(chunk(opening, Value::Null));
+                let opening_call = jobj! {
+                    "index": index,
+                    "id": &call.id,
+                    "type": "function",
+                    "function": jobj! {"name": &call.name, "arguments": ""},
+                };
+                let opening = if index == 0 {
+                    jobj! {"role": "assistant", "content": Json::Null, "tool_calls": jarr![opening_call]}
+                } else {
+                    jobj! {"tool_calls": jarr![opening_call]}
+                };
+                events.push(delta_chunk(ex, opening, None));
                 for piece in split_chars(&call.arguments, chunk_chars) {
-                    events.push(chunk(
-                        json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
-                        Value::Null,
-                    ));
+                    let delta = jobj! {
+                        "tool_calls": jarr![jobj! {"index": index, "function": jobj! {"arguments": piece}}],
+                    };
+                    events.push(delta_chunk(ex, delta, None));
                 }
             }
             "tool_calls"
         }
     };
-    events.push(chunk(json!({}), json!(finish_reason)));
+    events.push(delta_chunk(ex, jobj! {}, Some(finish_reason)));
     if ex.include_usage {
-        let event = json!({
-            "id": format!("chatcmpl-fake-{}", ex.seq),
-            "object": "chat.completion.chunk",
-            "created": ex.created,
-            "model": ex.model,
-            "service_tier": "default",
-            "system_fingerprint": null,
-            "choices": [],
-            "usage": usage(ex, reply),
-        });
-        events.push(sse::data_event(&event));
+        events.push(chunk(ex, jarr![], Some(usage(ex, reply))));
     }
     events.push(sse::DONE.to_owned());
     events

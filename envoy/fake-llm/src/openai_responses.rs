@@ -1,13 +1,15 @@
 //! OpenAI Responses (`POST /v1/responses`): reading a request, writing a
 //! whole `response` object and a streamed one (`response.created` …
-//! `response.output_text.delta` … `response.completed`).
+//! `response.output_text.delta` … `response.completed`), keys in OpenAI's
+//! order.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
+use crate::ordered_json::Json;
 use crate::prompt::{content_text, model_of, rough_tokens, split_chars, str_field};
 use crate::prompt::{Prompt, Reply, ToolCall};
-use crate::sse;
+use crate::{jarr, jobj, sse};
 
 /// Text part types of an input message.
 const TEXT_PARTS: &[&str] = &["input_text", "output_text", "text"];
@@ -61,18 +63,18 @@ fn function_item_id(ex: &Exchange, index: usize) -> String {
     format!("fc_fake_{}_{index}", ex.seq)
 }
 
-fn output_text_part(text: &str) -> Value {
-    json!({"type": "output_text", "annotations": [], "logprobs": [], "text": text})
+fn output_text_part(text: &str) -> Json {
+    jobj! {"type": "output_text", "annotations": jarr![], "logprobs": jarr![], "text": text}
 }
 
-fn message_item(ex: &Exchange, status: &str, content: Vec<Value>) -> Value {
-    json!({
+fn message_item(ex: &Exchange, status: &str, content: Vec<Json>) -> Json {
+    jobj! {
         "id": message_id(ex),
         "type": "message",
         "status": status,
         "content": content,
         "role": "assistant",
-    })
+    }
 }
 
 fn function_item(
@@ -81,18 +83,18 @@ fn function_item(
     call: &ToolCall,
     status: &str,
     arguments: &str,
-) -> Value {
-    json!({
+) -> Json {
+    jobj! {
         "id": function_item_id(ex, index),
         "type": "function_call",
         "status": status,
         "arguments": arguments,
-        "call_id": call.id,
-        "name": call.name,
-    })
+        "call_id": &call.id,
+        "name": &call.name,
+    }
 }
 
-fn output_items(reply: &Reply, ex: &Exchange) -> Vec<Value> {
+fn output_items(reply: &Reply, ex: &Exchange) -> Vec<Json> {
     match reply {
         Reply::Text(text) => vec![message_item(ex, "completed", vec![output_text_part(text)])],
         Reply::ToolCalls(calls) => calls
@@ -103,116 +105,127 @@ fn output_items(reply: &Reply, ex: &Exchange) -> Vec<Value> {
     }
 }
 
-fn response_object(ex: &Exchange, status: &str, output: Vec<Value>, usage: Value) -> Value {
-    json!({
+fn response_object(ex: &Exchange, status: &str, output: Vec<Json>, usage: Json) -> Json {
+    jobj! {
         "id": format!("resp_fake_{}", ex.seq),
         "object": "response",
         "created_at": ex.created,
         "status": status,
-        "error": null,
-        "incomplete_details": null,
-        "instructions": null,
-        "max_output_tokens": null,
-        "model": ex.model,
+        "background": false,
+        "error": Json::Null,
+        "incomplete_details": Json::Null,
+        "instructions": Json::Null,
+        "max_output_tokens": Json::Null,
+        "model": &ex.model,
         "output": output,
         "parallel_tool_calls": true,
-        "previous_response_id": null,
+        "previous_response_id": Json::Null,
         "store": false,
         "temperature": 1.0,
-        "text": {"format": {"type": "text"}},
+        "text": jobj! {"format": jobj! {"type": "text"}},
         "tool_choice": "auto",
-        "tools": [],
+        "tools": jarr![],
         "top_p": 1.0,
         "truncation": "disabled",
         "usage": usage,
-        "metadata": {},
-    })
+        "user": Json::Null,
+        "metadata": jobj! {},
+    }
 }
 
-fn usage(ex: &Exchange, reply: &Reply) -> Value {
+fn usage(ex: &Exchange, reply: &Reply) -> Json {
     let output = match reply {
         Reply::Text(text) => rough_tokens(text),
         Reply::ToolCalls(calls) => calls.iter().map(|c| rough_tokens(&c.arguments)).sum(),
     };
-    json!({
+    jobj! {
         "input_tokens": ex.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": jobj! {"cached_tokens": 0u64},
         "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": jobj! {"reasoning_tokens": 0u64},
         "total_tokens": ex.input_tokens + output,
-    })
+    }
 }
 
 /// The whole answer (a `response` object, status `completed`).
-pub fn whole(reply: &Reply, ex: &Exchange) -> Value {
+pub fn whole(reply: &Reply, ex: &Exchange) -> Json {
     response_object(ex, "completed", output_items(reply, ex), usage(ex, reply))
 }
 
-/// The streamed answer, with `sequence_number` counting from 0.
+/// Collects named events; each event's data starts with its `type` and
+/// `sequence_number` (from 0), as OpenAI writes them.
+struct EventSequence(Vec<String>);
+
+impl EventSequence {
+    fn push(&mut self, name: &str, fields: Json) {
+        let mut data = jobj! {"type": name, "sequence_number": self.0.len()};
+        if let (Json::Obj(head), Json::Obj(rest)) = (&mut data, fields) {
+            head.extend(rest);
+        }
+        self.0.push(sse::named_event(name, &data));
+    }
+}
+
+/// The streamed answer.
 pub fn stream(reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
-    let mut events = Vec::new();
-    let mut push = |name: &str, mut data: Value| {
-        data["type"] = json!(name);
-        data["sequence_number"] = json!(events.len());
-        events.push(sse::named_event(name, &data));
-    };
-    let in_progress = response_object(ex, "in_progress", Vec::new(), Value::Null);
-    push("response.created", json!({"response": in_progress}));
-    push("response.in_progress", json!({"response": in_progress}));
+    let mut events = EventSequence(Vec::new());
+    let in_progress = response_object(ex, "in_progress", Vec::new(), Json::Null);
+    events.push("response.created", jobj! {"response": in_progress.clone()});
+    events.push("response.in_progress", jobj! {"response": in_progress});
     match reply {
         Reply::Text(text) => {
             let item_id = message_id(ex);
-            push(
+            events.push(
                 "response.output_item.added",
-                json!({"output_index": 0, "item": message_item(ex, "in_progress", Vec::new())}),
+                jobj! {"output_index": 0u64, "item": message_item(ex, "in_progress", Vec::new())},
             );
-            push(
+            events.push(
                 "response.content_part.added",
-                json!({"item_id": item_id, "output_index": 0, "content_index": 0, "part": output_text_part("")}),
+                jobj! {"item_id": &item_id, "output_index": 0u64, "content_index": 0u64, "part": output_text_part("")},
             );
             for piece in split_chars(text, chunk_chars) {
-                push(
+                events.push(
                     "response.output_text.delta",
-                    json!({"item_id": item_id, "output_index": 0, "content_index": 0, "delta": piece, "logprobs": []}),
+                    jobj! {"item_id": &item_id, "output_index": 0u64, "content_index": 0u64, "delta": piece, "logprobs": jarr![]},
                 );
             }
-            push(
+            events.push(
                 "response.output_text.done",
-                json!({"item_id": item_id, "output_index": 0, "content_index": 0, "text": text, "logprobs": []}),
+                jobj! {"item_id": &item_id, "output_index": 0u64, "content_index": 0u64, "text": text, "logprobs": jarr![]},
             );
-            push(
+            events.push(
                 "response.content_part.done",
-                json!({"item_id": item_id, "output_index": 0, "content_index": 0, "part": output_text_part(text)}),
+                jobj! {"item_id": &item_id, "output_index": 0u64, "content_index": 0u64, "part": output_text_part(text)},
             );
-            push(
+            events.push(
                 "response.output_item.done",
-                json!({"output_index": 0, "item": message_item(ex, "completed", vec![output_text_part(text)])}),
+                jobj! {"output_index": 0u64, "item": message_item(ex, "completed", vec![output_text_part(text)])},
             );
         }
         Reply::ToolCalls(calls) => {
             for (index, call) in calls.iter().enumerate() {
                 let item_id = function_item_id(ex, index);
-                push(
+                events.push(
                     "response.output_item.added",
-                    json!({"output_index": index, "item": function_item(ex, index, call, "in_progress", "")}),
+                    jobj! {"output_index": index, "item": function_item(ex, index, call, "in_progress", "")},
                 );
                 for piece in split_chars(&call.arguments, chunk_chars) {
-                    push(
+                    events.push(
                         "response.function_call_arguments.delta",
-                        json!({"item_id": item_id, "output_index": index, "delta": piece}),
+                        jobj! {"item_id": &item_id, "output_index": index, "delta": piece},
                     );
                 }
-                push(
+                events.push(
                     "response.function_call_arguments.done",
-                    json!({"item_id": item_id, "output_index": index, "name": call.name, "arguments": call.arguments}),
+                    jobj! {"item_id": &item_id, "output_index": index, "name": &call.name, "arguments": &call.arguments},
                 );
-                push(
+                events.push(
                     "response.output_item.done",
-                    json!({"output_index": index, "item": function_item(ex, index, call, "completed", &call.arguments)}),
+                    jobj! {"output_index": index, "item": function_item(ex, index, call, "completed", &call.arguments)},
                 );
             }
         }
     }
-    push("response.completed", json!({"response": whole(reply, ex)}));
-    events
+    events.push("response.completed", jobj! {"response": whole(reply, ex)});
+    events.0
 }

@@ -9,9 +9,11 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
+use crate::jobj;
+use crate::ordered_json::Json;
 use crate::paced_body::PacedBody;
 use crate::prompt::{decide_reply, rough_tokens, Prompt, Reply};
 use crate::request_log::{RecordedRequest, RequestLog};
@@ -68,7 +70,7 @@ impl Api {
         }
     }
 
-    fn whole(self, reply: &Reply, ex: &Exchange) -> Value {
+    fn whole(self, reply: &Reply, ex: &Exchange) -> Json {
         match self {
             Self::OpenAiChat => openai_chat::whole(reply, ex),
             Self::OpenAiResponses => openai_responses::whole(reply, ex),
@@ -85,15 +87,20 @@ impl Api {
     }
 
     /// The provider's error body.
-    fn error_body(self, status: StatusCode, message: &str) -> Value {
+    fn error_body(self, status: StatusCode, message: &str) -> Json {
         match self {
-            Self::Anthropic => json!({
+            Self::Anthropic => jobj! {
                 "type": "error",
-                "error": {"type": anthropic_error_type(status), "message": message},
-            }),
-            Self::OpenAiChat | Self::OpenAiResponses => json!({
-                "error": {"message": message, "type": openai_error_type(status), "param": null, "code": null},
-            }),
+                "error": jobj! {"type": anthropic_error_type(status), "message": message},
+            },
+            Self::OpenAiChat | Self::OpenAiResponses => jobj! {
+                "error": jobj! {
+                    "message": message,
+                    "type": openai_error_type(status),
+                    "param": Json::Null,
+                    "code": Json::Null,
+                },
+            },
         }
     }
 }
@@ -163,7 +170,7 @@ fn respond(status: StatusCode, content_type: &'static str, body: impl Into<Bytes
     response
 }
 
-fn respond_json(status: StatusCode, body: &Value) -> Answer {
+fn respond_json(status: StatusCode, body: &impl std::fmt::Display) -> Answer {
     respond(status, "application/json", body.to_string())
 }
 

@@ -1,15 +1,15 @@
 //! Server-sent events as the providers write them: OpenAI Chat Completions
 //! sends bare `data:` lines; Anthropic and the Responses API name each event.
 
-use serde_json::Value;
+use crate::ordered_json::Json;
 
 /// `data: {json}\n\n` (OpenAI Chat Completions).
-pub fn data_event(data: &Value) -> String {
+pub fn data_event(data: &Json) -> String {
     format!("data: {data}\n\n")
 }
 
 /// `event: name\ndata: {json}\n\n` (Anthropic Messages, OpenAI Responses).
-pub fn named_event(name: &str, data: &Value) -> String {
+pub fn named_event(name: &str, data: &Json) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
@@ -32,7 +32,7 @@ mod tests {
 
     #[test]
     fn event_shapes() {
-        let v = serde_json::json!({"a": 1});
+        let v = crate::jobj! {"a": 1u64};
         assert_eq!(data_event(&v), "data: {\"a\":1}\n\n");
         assert_eq!(named_event("ping", &v), "event: ping\ndata: {\"a\":1}\n\n");
     }

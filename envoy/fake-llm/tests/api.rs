@@ -518,3 +518,28 @@ async fn delay_header_spaces_the_writes() {
     assert_eq!(answer.chunks.len(), 7);
     assert!(began.elapsed() >= std::time::Duration::from_millis(120));
 }
+
+#[tokio::test]
+async fn keys_come_in_the_providers_order() {
+    let addr = start().await;
+    let anthropic = post(addr, "/v1/messages", &[], &anthropic_request(true))
+        .await
+        .text();
+    assert!(anthropic.starts_with(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"
+    ));
+    assert!(anthropic.contains("data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n"));
+    let responses = post(addr, "/v1/responses", &[], &responses_request(true))
+        .await
+        .text();
+    assert!(responses.starts_with("event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":"));
+    let chat = post(addr, "/v1/chat/completions", &[], &chat_request(true))
+        .await
+        .text();
+    assert!(chat.starts_with("data: {\"id\":\"chatcmpl-"));
+    assert!(chat.contains("\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"));
+    let whole = post(addr, "/v1/messages", &[], &anthropic_request(false))
+        .await
+        .text();
+    assert!(whole.starts_with("{\"id\":\"msg_fake_"));
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Runs the Latet gateway: the control service (on its SQLite file), an
+# upstream (the fake LLM, or a real provider over TLS) and Envoy with the
+# filter and its singleton sync service. Prints one line `ready`, then the
+# URLs, on stdout when everything answers; progress goes to stderr. Ctrl-C
+# (or SIGTERM) stops everything it started, by pid.
+#
+# Builds what it needs first (cargo is a no-op when current): the filter
+# (release, wasm-opt), the `latet` binary, the fake LLM; installs Envoy.
+#
+# Environment (defaults):
+#   LATET_STATE_DIR        <repo>/.latet   SQLite file, tokens, rendered config, logs/
+#   LATET_LISTEN_PORT      10000           Envoy listener (127.0.0.1): point agents here
+#   LATET_ADMIN_PORT       9901            Envoy admin (127.0.0.1): /ready, /stats/prometheus
+#   LATET_CONTROL_PORT     8787            control service (127.0.0.1)
+#   LATET_UPSTREAM         fake            `fake`, or a provider's base URL such as
+#                                          https://api.openai.com (scheme, host, port; no path)
+#   LATET_FAKE_LLM_PORT    8788            the fake LLM (127.0.0.1), when LATET_UPSTREAM=fake
+#   LATET_BODY_LIMIT_BYTES 4194304         largest body masked (filter) and buffered (Envoy)
+#   LATET_ENVOY_LOG_LEVEL  info            Envoy's log level (debug and trace print headers:
+#                                          never use them with real data)
+#   LATET_READY_TIMEOUT    120             seconds to wait for everything to answer
+#   LATET_BIN, LATET_WASM, LATET_FAKE_LLM_BIN
+#                                          use these files instead of building
+#
+# Files: $LATET_STATE_DIR/admin.token (admin token), demo.gateway.token (the
+# `demo` key's gateway token), latet.db, envoy.yaml, logs/{control,fake-llm,envoy}.log.
+set -euo pipefail
+LATET_LOG_TAG=run
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+state="${LATET_STATE_DIR:-$LATET_ROOT/.latet}"
+export LATET_LISTEN_PORT="${LATET_LISTEN_PORT:-10000}"
+export LATET_ADMIN_PORT="${LATET_ADMIN_PORT:-9901}"
+export LATET_CONTROL_PORT="${LATET_CONTROL_PORT:-8787}"
+export LATET_BODY_LIMIT_BYTES="${LATET_BODY_LIMIT_BYTES:-4194304}"
+upstream="${LATET_UPSTREAM:-fake}"
+fake_port="${LATET_FAKE_LLM_PORT:-8788}"
+ready_timeout="${LATET_READY_TIMEOUT:-120}"
+
+mkdir -p "$state/logs"
+state="$(cd "$state" && pwd)"
+logs="$state/logs"
+
+# --- the upstream: the fake LLM or a provider's URL ------------------------
+if [[ "$upstream" == fake ]]; then
+  upstream_mode=plain
+  export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT="$fake_port"
+  upstream_url="http://127.0.0.1:$fake_port"
+elif [[ "$upstream" =~ ^(https?)://([A-Za-z0-9.-]+)(:([0-9]+))?/?$ ]]; then
+  if [[ "${BASH_REMATCH[1]}" == https ]]; then
+    upstream_mode=tls
+    default_port=443
+  else
+    upstream_mode=plain
+    default_port=80
+  fi
+  export LATET_UPSTREAM_HOST="${BASH_REMATCH[2]}"
+  export LATET_UPSTREAM_PORT="${BASH_REMATCH[4]:-$default_port}"
+  upstream_url="$upstream"
+else
+  latet_die "LATET_UPSTREAM must be 'fake' or scheme://host[:port] without a path"
+fi
+LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket "$upstream_mode" "$LATET_UPSTREAM_HOST")"
+export LATET_UPSTREAM_TRANSPORT_SOCKET
+
+# --- refuse busy ports: an old process there would answer our readiness polls
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+ports=("$LATET_LISTEN_PORT" "$LATET_ADMIN_PORT" "$LATET_CONTROL_PORT")
+[[ "$upstream" == fake ]] && ports+=("$fake_port")
+for port in "${ports[@]}"; do
+  if port_busy "$port"; then
+    latet_die "127.0.0.1:$port is already in use (an earlier run still going?)"
+  fi
+done
+
+# --- build and install -----------------------------------------------------
+t0=$SECONDS
+envoy="$(envoy_binary)"
+latet="${LATET_BIN:-$(build_latet_binary)}"
+wasm="${LATET_WASM:-$(build_filter_wasm)}"
+if [[ "$upstream" == fake ]]; then
+  fake_llm="${LATET_FAKE_LLM_BIN:-$(build_fake_llm)}"
+fi
+export LATET_WASM="$wasm"
+latet_log "built and installed in $((SECONDS - t0)) s"
+
+# --- processes: started in their own session, stopped by pid on exit --------
+pids=()
+names=()
+stop_all() {
+  local i pid
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid="${pids[$i]}"
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid="${pids[$i]}"
+    for _ in $(seq 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      latet_log "${names[$i]} (pid $pid) ignored SIGTERM: killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  done
+  pids=()
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# start NAME LOG CMD...: runs CMD in a new session (setsid), output to LOG.
+# Envoy started from a script without it got SIGTERM when the script's parent
+# went away (ENVOY-NOTES.md). Non-interactive bash puts background jobs in its
+# own process group, so setsid does not fork and $! is the command's pid.
+start() {
+  local name="$1" log="$2"
+  shift 2
+  setsid "$@" </dev/null >>"$log" 2>&1 &
+  pids+=("$!")
+  names+=("$name")
+  latet_log "started $name (pid $!, log $log)"
+}
+
+# answers_http URL: any HTTP answer at all (a 404 too) within 2 s.
+answers_http() {
+  local code
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1" 2>/dev/null || true)"
+  [[ -n "$code" && "$code" != 000 ]]
+}
+
+# wait_until NAME PID CHECK...: polls CHECK until it succeeds; fails when the
+# process PID has exited or after LATET_READY_TIMEOUT seconds.
+wait_until() {
+  local name="$1" pid="$2" deadline=$((SECONDS + ready_timeout))
+  shift 2
+  until "$@"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      latet_die "$name exited during start; see $logs"
+    fi
+    if ((SECONDS >= deadline)); then
+      latet_die "$name did not get ready within ${ready_timeout}s; see $logs"
+    fi
+    sleep 0.05
+  done
+}
+
+# 1. the control service
+control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
+start control "$logs/control.log" "$latet" serve \
+  --db "$state/latet.db" \
+  --listen "127.0.0.1:$LATET_CONTROL_PORT" \
+  --admin-token-file "$state/admin.token"
+control_pid="${pids[-1]}"
+wait_until control "$control_pid" answers_http "$control_url/"
+wait_until "control (admin token)" "$control_pid" test -s "$state/admin.token"
+
+# 2. the key `demo` and its gateway token (its first token), once
+if [[ ! -s "$state/demo.gateway.token" ]]; then
+  latet_log "creating key demo"
+  "$latet" server --server "$control_url" --admin-token-file "$state/admin.token" \
+    keys create demo --out "$state/demo.gateway.token" >>"$logs/control-cli.log" 2>&1 ||
+    latet_die "could not create key demo (see $logs/control-cli.log); if $state holds a key demo without its token file, remove $state"
+fi
+chmod 600 "$state/admin.token" "$state/demo.gateway.token" 2>/dev/null || true
+
+# 3. the upstream
+if [[ "$upstream" == fake ]]; then
+  start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$fake_port"
+  wait_until fake-llm "${pids[-1]}" answers_http "$upstream_url/_fake/health"
+fi
+
+# 4. Envoy with the filter and the singleton sync service
+render_template "$LATET_ENVOY_DIR/gateway.yaml.in" "$state/envoy.yaml"
+LATET_GATEWAY_TOKEN="$(cat "$state/demo.gateway.token")"
+export LATET_GATEWAY_TOKEN
+# --disable-hot-restart: no shared-memory base id, so several Envoys (tests,
+# another checkout) can run side by side.
+start envoy "$logs/envoy.log" "$envoy" -c "$state/envoy.yaml" \
+  --concurrency 2 --disable-hot-restart -l "${LATET_ENVOY_LOG_LEVEL:-info}"
+unset LATET_GATEWAY_TOKEN
+envoy_pid="${pids[-1]}"
+admin_url="http://127.0.0.1:$LATET_ADMIN_PORT"
+gateway_url="http://127.0.0.1:$LATET_LISTEN_PORT"
+envoy_ready() { curl -fsS -o /dev/null --max-time 2 "$admin_url/ready" 2>/dev/null; }
+wait_until envoy "$envoy_pid" envoy_ready
+
+# 5. With the fake LLM, a real round trip through the filter: it answers 200
+# only once the filter holds the vault (503 latet_vault_not_ready before).
+# The probe holds no value; the fake's request log is cleared afterwards.
+if [[ "$upstream" == fake ]]; then
+  round_trip() {
+    curl -fsS -o /dev/null --max-time 5 "$gateway_url/v1/chat/completions" \
+      -H 'content-type: application/json' \
+      -d '{"model":"probe","messages":[{"role":"user","content":"ready?"}]}' 2>/dev/null
+  }
+  wait_until "envoy (filter with its vault)" "$envoy_pid" round_trip
+  curl -fsS -o /dev/null -X DELETE "$upstream_url/_fake/requests"
+fi
+
+latet_log "all up in $((SECONDS - t0)) s"
+echo ready
+echo "gateway   $gateway_url"
+echo "admin     $admin_url   (/ready, /stats/prometheus)"
+echo "control   $control_url"
+if [[ "$upstream" == fake ]]; then
+  echo "upstream  $upstream_url   (fake LLM: /_fake/requests/last)"
+else
+  echo "upstream  $upstream_url"
+fi
+echo "state     $state   (admin.token, demo.gateway.token, logs/)"
+
+# Serve until Ctrl-C, or until one of the processes exits.
+set +e
+wait -n "${pids[@]}"
+status=$?
+set -e
+for i in "${!pids[@]}"; do
+  if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+    latet_log "${names[$i]} exited (status $status); stopping the rest; see $logs"
+  fi
+done
+exit 1
