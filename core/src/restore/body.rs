@@ -1,7 +1,7 @@
 //! Whole answers: a JSON body (every string value, any shape) or plain text.
 
 use super::fragment::restore_whole;
-use super::held_text::{Escaping, HeldText};
+use super::held_text::{inside_any, Escaping, HeldText};
 use super::RestoreStats;
 use crate::json::{Document, NodeId, Splice};
 use crate::snapshot::{SnapshotIndex, VaultMatch};
@@ -27,9 +27,11 @@ pub fn restore_body(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, Res
 pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, RestoreStats) {
     let mut matches = Vec::new();
     index.find_surrogates(text, &mut matches);
+    let mut retired = Vec::new();
+    index.find_retired(text, &mut retired);
     let mut stats = RestoreStats {
         restored: 0,
-        declined_retired: count_retired(index, text),
+        declined_retired: retired.len(),
     };
     if matches.is_empty() {
         return (Cow::Borrowed(text), stats);
@@ -37,6 +39,9 @@ pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, 
     let mut out = String::with_capacity(text.len() + 16);
     let mut pos = 0;
     for m in &matches {
+        if inside_any(&retired, m.start, m.end) {
+            continue;
+        }
         let Some(entry) = index.entry(m.slot) else {
             continue;
         };

@@ -100,13 +100,17 @@ impl HeldText {
         if self.held.is_empty() {
             return stats;
         }
-        // The text searched: the char emitted last (for word boundaries),
-        // then the held text decoded.
+        // With no active surrogate, nothing can need holding (not even an
+        // escape cut in the middle): pass the text as it came.
+        let at_end = at_end || index.max_surrogate_len() == 0;
+        // The text searched: what was emitted before (retired surrogates
+        // may have started there), then the held text decoded. Active
+        // surrogates are looked for from the last char emitted (word
+        // boundary) on.
         self.search.clear();
-        if let Some(c) = self.before.chars().next_back() {
-            self.search.push(c);
-        }
-        let ctx = self.search.len();
+        self.search.push_str(&self.before);
+        let before = self.search.len();
+        let ctx = self.before.chars().next_back().map_or(before, |c| before - c.len_utf8());
         decode_mapped(
             &self.held,
             self.escaping,
@@ -115,69 +119,76 @@ impl HeldText {
             &mut self.raw_at,
         );
         let decoded_end = self.search.len();
+        let active_text = &self.search[ctx..];
         let mut cut = if at_end {
             decoded_end
         } else {
-            index
-                .surrogate_holdback(&self.search)
-                .clamp(ctx, decoded_end)
-        };
+            ctx + index.surrogate_holdback(active_text)
+        }
+        .clamp(before, decoded_end);
         self.matches.clear();
-        index.find_surrogates(&self.search, &mut self.matches);
+        index.find_surrogates(active_text, &mut self.matches);
+        self.retired.clear();
+        index.find_retired(&self.search, &mut self.retired);
         let mut raw_pos = 0;
         for m in &self.matches {
-            if m.start < ctx {
+            let (start, end) = (ctx + m.start, ctx + m.end);
+            if start < before {
                 continue;
             }
-            if m.start >= cut {
+            if start >= cut {
                 break;
             }
             // A complete match that starts before the hold point is final.
-            cut = cut.max(m.end);
+            cut = cut.max(end);
+            if inside_any(&self.retired, start, end) {
+                // Part of a retired surrogate (an address's domain, say):
+                // the retired one is left whole.
+                continue;
+            }
             let Some(entry) = index.entry(m.slot) else {
                 continue;
             };
-            let raw_start = self.raw_at[m.start - ctx];
+            let raw_start = self.raw_at[start - before];
             out.extend_from_slice(&self.held.as_bytes()[raw_pos..raw_start]);
             match self.escaping {
                 Escaping::Plain => out.extend_from_slice(entry.value.as_bytes()),
                 Escaping::JsonString => encode_into(entry.value, out),
             }
-            raw_pos = self.raw_at[m.end - ctx];
+            raw_pos = self.raw_at[end - before];
             stats.restored += 1;
         }
         let raw_cut = if at_end {
             self.held.len()
         } else {
-            self.raw_at[cut - ctx]
+            self.raw_at[cut - before]
         };
         out.extend_from_slice(&self.held.as_bytes()[raw_pos..raw_cut]);
-        stats.declined_retired = self.count_retired(index, ctx, cut);
+        // A retired surrogate is counted once: when its end is emitted.
+        stats.declined_retired = self
+            .retired
+            .iter()
+            .filter(|(_, end)| *end > before && *end <= cut)
+            .count();
         self.held.drain(..raw_cut);
+        self.remember_emitted(cut);
         stats
     }
 
-    /// Counts retired surrogates whose end is in the text just emitted
-    /// (`search[ctx..cut]`), looking back into what was emitted before.
-    fn count_retired(&mut self, index: &SnapshotIndex, ctx: usize, cut: usize) -> usize {
-        let old_len = self.before.len();
-        self.before.push_str(&self.search[ctx..cut]);
-        self.retired.clear();
-        index.find_retired(&self.before, &mut self.retired);
-        let count = self
-            .retired
-            .iter()
-            .filter(|(_, end)| *end > old_len)
-            .count();
-        if self.before.len() > LOOKBEHIND {
-            let mut from = self.before.len() - LOOKBEHIND;
-            while !self.before.is_char_boundary(from) {
-                from += 1;
-            }
-            self.before.drain(..from);
+    /// Keeps the end of `search[..cut]` (what is now emitted) as `before`.
+    fn remember_emitted(&mut self, cut: usize) {
+        let mut from = cut.saturating_sub(LOOKBEHIND);
+        while !self.search.is_char_boundary(from) {
+            from += 1;
         }
-        count
+        self.before.clear();
+        self.before.push_str(&self.search[from..cut]);
     }
+}
+
+/// Whether `start..end` lies inside one of `spans`.
+pub(crate) fn inside_any(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    spans.iter().any(|&(s, e)| s <= start && end <= e)
 }
 
 /// Appends the decoded text of `raw` to `out`, and to `raw_at` the raw offset

@@ -105,6 +105,8 @@ impl SlotTable {
         end_all: bool,
         out: &mut Vec<u8>,
     ) -> RestoreStats {
+        // What is left at the end of a stream ends every slot.
+        let end_all = end_all || !event.terminated;
         let lines: Vec<SseLine> = event.data_lines().collect();
         let data: Cow<'_, [u8]> = match lines.as_slice() {
             [] => Cow::Borrowed(&[]),
