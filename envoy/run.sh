@@ -90,6 +90,8 @@ pids=()
 names=()
 stop_all() {
   local i pid
+  ((${#pids[@]})) || return 0
+  latet_log "stopping ${names[*]}"
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     pid="${pids[$i]}"
     kill -TERM "$pid" 2>/dev/null || true
