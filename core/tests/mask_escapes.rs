@@ -23,15 +23,27 @@ fn escaped_values_are_found_and_replacements_are_encoded() {
         (r"Jos\u00E9 Garc\u00EDa!", "Iñigo Pérez!"),
         ("José García", "Iñigo Pérez"),
         (r#"hi Mario \"Super\" Rossi"#, r#"hi Ana \"Q\" Back\\slash"#),
-        (r#"hi Mario \u0022Super\u0022 Rossi"#, r#"hi Ana \"Q\" Back\\slash"#),
+        (
+            r#"hi Mario \u0022Super\u0022 Rossi"#,
+            r#"hi Ana \"Q\" Back\\slash"#,
+        ),
         (r"x Tab\tName y", r"x Line\nName y"),
         // The rest of a rewritten string is re-encoded minimally.
-        (r"Jos\u00e9 Garc\u00eda \/ \u00e0 \ud83d\ude00", "Iñigo Pérez / à 😀"),
+        (
+            r"Jos\u00e9 Garc\u00eda \/ \u00e0 \ud83d\ude00",
+            "Iñigo Pérez / à 😀",
+        ),
     ];
     for (input, expected) in cases {
         let body = format!(r#"{{"model":"m","messages":[{{"role":"user","content":"{input}"}}]}}"#);
-        let (out, stats) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, body.as_bytes());
-        let want = format!(r#"{{"model":"m","messages":[{{"role":"user","content":"{expected}"}}]}}"#);
+        let (out, stats) = mask_ok(
+            &mut masker(0),
+            &index,
+            ApiShape::OpenAiChat,
+            body.as_bytes(),
+        );
+        let want =
+            format!(r#"{{"model":"m","messages":[{{"role":"user","content":"{expected}"}}]}}"#);
         assert_eq!(String::from_utf8(out.clone()).unwrap(), want, "{input}");
         assert_eq!(stats.values_masked, 1, "{input}");
         // The output is valid JSON and restores to the input's value.
@@ -47,7 +59,12 @@ fn arguments_escaped_twice_are_decoded_twice_and_encoded_back() {
     let index = index_with(&[("José García", r#"Iñigo "P" Pérez"#, "name")]);
     // The arguments string holds JSON whose string holds \u00e9 escapes.
     let body = r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"who\": \"Jos\\u00e9 Garc\\u00eda\", \"n\": 1}"}}]}]}"#;
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, body.as_bytes());
+    let (out, _) = mask_ok(
+        &mut masker(0),
+        &index,
+        ApiShape::OpenAiChat,
+        body.as_bytes(),
+    );
     let args = string_at(&out, "messages.0.tool_calls.0.function.arguments");
     assert_eq!(args, r#"{"who": "Iñigo \"P\" Pérez", "n": 1}"#);
     let inner: serde_json::Value = serde_json::from_str(&args).unwrap();
@@ -63,7 +80,12 @@ fn arguments_escaped_twice_are_decoded_twice_and_encoded_back() {
 fn bytes_that_need_no_change_are_kept_exactly() {
     let index = demo_index();
     let body = "{ \"model\" :\"gpt\\u002d4\" ,\n\t\"messages\":[ {\"role\":\"user\",\"content\":\"Mario Rossi\"} ,{\"role\":\"user\",\"content\":\"caf\\u00e9 \\/ 1.50e+3\"}],\"x\":-0.0E-1 }";
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, body.as_bytes());
+    let (out, _) = mask_ok(
+        &mut masker(0),
+        &index,
+        ApiShape::OpenAiChat,
+        body.as_bytes(),
+    );
     assert_eq!(
         String::from_utf8(out).unwrap(),
         body.replace("Mario Rossi", "Laura Bianchi")
@@ -74,7 +96,11 @@ fn bytes_that_need_no_change_are_kept_exactly() {
 fn bad_bodies_are_clear_errors_naming_the_position() {
     let index = demo_index();
     let cases: &[(ApiShape, &[u8], &str)] = &[
-        (ApiShape::OpenAiChat, br#"{"messages": [}"#, "expected a value at byte 14"),
+        (
+            ApiShape::OpenAiChat,
+            br#"{"messages": [}"#,
+            "expected a value at byte 14",
+        ),
         (ApiShape::Json, b"", "unexpected end of input at byte 0"),
         (ApiShape::Json, b"{\"a\":\"\xff\"}", "not UTF-8 at byte 6"),
         (ApiShape::Text, b"ok \xc3\x28", "not UTF-8 at byte 3"),

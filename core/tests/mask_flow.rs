@@ -68,8 +68,14 @@ fn new_values_ask_for_entries_then_masking_resumes() {
     assert_eq!(
         values,
         vec![
-            NewValue { kind: Kind::Email, value: NEW_MAIL.into() },
-            NewValue { kind: Kind::Email, value: "other@example.net".into() },
+            NewValue {
+                kind: Kind::Email,
+                value: NEW_MAIL.into()
+            },
+            NewValue {
+                kind: Kind::Email,
+                value: "other@example.net".into()
+            },
         ],
         "distinct, in order first seen"
     );
@@ -80,7 +86,11 @@ fn new_values_ask_for_entries_then_masking_resumes() {
     index.add_entries(index.generation(), entries).unwrap();
     let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
     let text = String::from_utf8(out).unwrap();
-    assert!(!text.contains(NEW_MAIL) && !text.contains("other@example.net") && !text.contains("Mario Rossi"));
+    assert!(
+        !text.contains(NEW_MAIL)
+            && !text.contains("other@example.net")
+            && !text.contains("Mario Rossi")
+    );
     assert!(text.contains(&fake_surrogate(1, NEW_MAIL)), "{text}");
     assert_eq!(stats.values_masked, 5);
     assert_eq!(stats.texts, 2);
@@ -90,19 +100,33 @@ fn new_values_ask_for_entries_then_masking_resumes() {
 fn redact_mode_puts_placeholders_and_never_memoises_them() {
     let index = demo_index();
     let mut masker = masker(1 << 20);
-    let body = chat(&[&format!("Mario Rossi, please write to {NEW_MAIL} today, thanks")]);
+    let body = chat(&[&format!(
+        "Mario Rossi, please write to {NEW_MAIL} today, thanks"
+    )]);
     for _ in 0..2 {
         let outcome = masker
-            .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions { redact_new: true })
+            .mask_request(
+                &index,
+                ApiShape::OpenAiChat,
+                &body,
+                MaskOptions { redact_new: true },
+            )
             .unwrap();
-        let MaskOutcome::Masked { body: Some(out), stats } = outcome else {
+        let MaskOutcome::Masked {
+            body: Some(out),
+            stats,
+        } = outcome
+        else {
             panic!("{outcome:?}");
         };
         assert_eq!(
             string_at(&out, "messages.0.content"),
             "Laura Bianchi, please write to [EMAIL] today, thanks"
         );
-        assert_eq!((stats.values_masked, stats.redacted, stats.memo_hits), (1, 1, 0));
+        assert_eq!(
+            (stats.values_masked, stats.redacted, stats.memo_hits),
+            (1, 1, 0)
+        );
     }
     assert_eq!(masker.memo_len(), 0);
 }
@@ -115,14 +139,20 @@ fn surrogates_active_or_retired_are_left_alone() {
     let outcome = masker(0)
         .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
         .unwrap();
-    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{outcome:?}");
+    assert!(
+        matches!(outcome, MaskOutcome::Masked { body: None, .. }),
+        "{outcome:?}"
+    );
     // After a forget the surrogate is retired: still fake, still left alone.
     forget(&mut index, "mario.rossi@acme.it");
     assert!(index.is_retired("laura.bianchi@brightvale.it"));
     let outcome = masker(0)
         .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
         .unwrap();
-    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{outcome:?}");
+    assert!(
+        matches!(outcome, MaskOutcome::Masked { body: None, .. }),
+        "{outcome:?}"
+    );
 }
 
 #[test]
@@ -138,7 +168,11 @@ fn memo_serves_resent_history() {
     let body = chat(&history);
     let (first, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
     assert_eq!(stats.memo_hits, 0);
-    assert_eq!(masker.memo_len(), 3, "texts under 32 bytes are not memoised");
+    assert_eq!(
+        masker.memo_len(),
+        3,
+        "texts under 32 bytes are not memoised"
+    );
     let (second, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
     assert_eq!(second, first);
     assert_eq!(stats.memo_hits, 3);
@@ -148,7 +182,10 @@ fn memo_serves_resent_history() {
     next.push("And one more thing about Mario Rossi");
     let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&next));
     assert_eq!(stats.memo_hits, 3);
-    assert_eq!(string_at(&out, "messages.4.content"), "And one more thing about Laura Bianchi");
+    assert_eq!(
+        string_at(&out, "messages.4.content"),
+        "And one more thing about Laura Bianchi"
+    );
     masker.clear_memo();
     assert_eq!(masker.memo_len(), 0);
 }
@@ -172,11 +209,25 @@ fn forget_drops_memo_entries_and_masking_asks_for_a_new_entry() {
     let MaskOutcome::NeedEntries { values } = outcome else {
         panic!("{outcome:?}");
     };
-    assert_eq!(values, vec![NewValue { kind: Kind::Email, value: "mario.rossi@acme.it".into() }]);
+    assert_eq!(
+        values,
+        vec![NewValue {
+            kind: Kind::Email,
+            value: "mario.rossi@acme.it".into()
+        }]
+    );
     // The new generation's entry gives a new surrogate; the old one is gone.
-    let mut new_entry = entry(77, "mario.rossi@acme.it", "giulia.conti@northwind.it", "email", index.generation());
+    let mut new_entry = entry(
+        77,
+        "mario.rossi@acme.it",
+        "giulia.conti@northwind.it",
+        "email",
+        index.generation(),
+    );
     new_entry.generation = index.generation();
-    index.add_entries(index.generation(), vec![new_entry]).unwrap();
+    index
+        .add_entries(index.generation(), vec![new_entry])
+        .unwrap();
     let (out, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("giulia.conti@northwind.it"));
@@ -191,7 +242,10 @@ fn a_forget_the_masker_was_not_told_of_is_still_caught_on_the_hit() {
     mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
     forget(&mut index, "Mario Rossi");
     let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
-    assert_eq!(stats.memo_hits, 0, "the stale memo entry must not be served");
+    assert_eq!(
+        stats.memo_hits, 0,
+        "the stale memo entry must not be served"
+    );
     // A forgotten name is plain text again (no detector finds names); the
     // old surrogate never comes back.
     assert_eq!(
@@ -211,19 +265,39 @@ fn a_value_added_after_memoisation_is_masked() {
     let outcome = masker
         .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
         .unwrap();
-    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "no detector knows names");
+    assert!(
+        matches!(outcome, MaskOutcome::Masked { body: None, .. }),
+        "no detector knows names"
+    );
     assert_eq!(masker.memo_len(), 2);
     // Another gateway added the name to the vault; the feed brings it here.
     index
-        .add_entries(index.generation(), vec![entry(50, "Carla Verdi", "Marta Neri", "name", 1)])
+        .add_entries(
+            index.generation(),
+            vec![entry(50, "Carla Verdi", "Marta Neri", "name", 1)],
+        )
         .unwrap();
     let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
-    assert_eq!(string_at(&out, "messages.0.content"), with_name.replace("Carla Verdi", "Marta Neri"));
-    assert_eq!(stats.memo_hits, 1, "the text without the new value is still served");
+    assert_eq!(
+        string_at(&out, "messages.0.content"),
+        with_name.replace("Carla Verdi", "Marta Neri")
+    );
+    assert_eq!(
+        stats.memo_hits, 1,
+        "the text without the new value is still served"
+    );
     // Many additions later (more than the index remembers), every memo
     // entry is a miss rather than a guess.
     let many = (0..5000)
-        .map(|i| entry(10_000 + i, &format!("Person{i} Surname"), &format!("Fake{i} Other"), "name", 1))
+        .map(|i| {
+            entry(
+                10_000 + i,
+                &format!("Person{i} Surname"),
+                &format!("Fake{i} Other"),
+                "name",
+                1,
+            )
+        })
         .collect();
     index.add_entries(index.generation(), many).unwrap();
     let (_, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
@@ -245,7 +319,10 @@ fn a_replaced_index_does_not_reuse_the_memo() {
     let replaced = index_with(&vault);
     masker.clear_memo();
     let (out, _) = mask_ok(&mut masker, &replaced, ApiShape::OpenAiChat, &body);
-    assert_eq!(string_at(&out, "messages.0.content"), text.replace("Carla Verdi", "Marta Neri"));
+    assert_eq!(
+        string_at(&out, "messages.0.content"),
+        text.replace("Carla Verdi", "Marta Neri")
+    );
 }
 
 #[test]
@@ -260,10 +337,24 @@ fn memo_is_bounded_by_bytes_and_evicts_the_least_recently_used() {
         mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[text]));
     }
     assert!(masker.memo_bytes() <= capacity, "{}", masker.memo_bytes());
-    assert!(masker.memo_len() > 100 && masker.memo_len() < 2000, "{}", masker.memo_len());
-    let (_, oldest) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[&texts[0]]));
+    assert!(
+        masker.memo_len() > 100 && masker.memo_len() < 2000,
+        "{}",
+        masker.memo_len()
+    );
+    let (_, oldest) = mask_ok(
+        &mut masker,
+        &index,
+        ApiShape::OpenAiChat,
+        &chat(&[&texts[0]]),
+    );
     assert_eq!(oldest.memo_hits, 0);
-    let (_, newest) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[&texts[1999]]));
+    let (_, newest) = mask_ok(
+        &mut masker,
+        &index,
+        ApiShape::OpenAiChat,
+        &chat(&[&texts[1999]]),
+    );
     assert_eq!(newest.memo_hits, 1);
     // A memo of 0 bytes is off.
     let mut off = masker_with_memo(0);
@@ -295,7 +386,12 @@ fn arguments_are_memoised_with_the_entries_they_used() {
         .unwrap();
     // "José García" is a name: no detector finds it, so once forgotten it
     // passes as plain text — the old surrogate must not come back.
-    let MaskOutcome::Masked { body: Some(out), .. } = outcome else { panic!("{outcome:?}") };
+    let MaskOutcome::Masked {
+        body: Some(out), ..
+    } = outcome
+    else {
+        panic!("{outcome:?}")
+    };
     let args = string_at(&out, "messages.0.tool_calls.0.function.arguments");
     assert!(!args.contains("Iñigo Pérez"), "{args}");
     assert!(args.contains("laura.bianchi@brightvale.it"));
@@ -306,34 +402,60 @@ fn ten_thousand_levels_are_a_clean_error_or_a_correct_result() {
     let index = demo_index();
     let depth = 10_000;
     let deep = format!("{}\"Mario Rossi\"{}", "[".repeat(depth), "]".repeat(depth));
-    for shape in [ApiShape::Json, ApiShape::OpenAiChat, ApiShape::AnthropicMessages] {
+    for shape in [
+        ApiShape::Json,
+        ApiShape::OpenAiChat,
+        ApiShape::AnthropicMessages,
+    ] {
         let err = masker(0)
             .mask_request(&index, shape, deep.as_bytes(), MaskOptions::default())
             .unwrap_err();
-        assert_eq!(err, CoreError::BadBody("nesting deeper than 512 levels at byte 512".into()));
+        assert_eq!(
+            err,
+            CoreError::BadBody("nesting deeper than 512 levels at byte 512".into())
+        );
     }
     // Inside tool-call arguments too.
     let args = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
-    let body = serde_json::to_vec(&serde_json::json!({"messages": [{"role": "assistant", "tool_calls": [
-        {"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}]}]}))
+    let body = serde_json::to_vec(
+        &serde_json::json!({"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}]}]}),
+    )
     .unwrap();
     let err = masker(0)
         .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
         .unwrap_err();
-    assert!(matches!(err, CoreError::BadBody(ref m) if m.starts_with("nesting deeper than 512")), "{err}");
+    assert!(
+        matches!(err, CoreError::BadBody(ref m) if m.starts_with("nesting deeper than 512")),
+        "{err}"
+    );
     // With the limit raised, the same body masks correctly (no recursion).
     let mut big = masker(0).with_limits(Limits { max_depth: depth });
     let (out, stats) = mask_ok(&mut big, &index, ApiShape::Json, deep.as_bytes());
     assert_eq!(stats.values_masked, 1);
-    assert_eq!(out, deep.replace("Mario Rossi", "Laura Bianchi").into_bytes());
+    assert_eq!(
+        out,
+        deep.replace("Mario Rossi", "Laura Bianchi").into_bytes()
+    );
 }
 
 #[test]
 fn mask_text_for_the_apps_api() {
     let index = demo_index();
     let detectors = latet_core::detect::Detectors::new(&Default::default()).unwrap();
-    let outcome = mask_text(&detectors, &index, "Mario Rossi <mario.rossi@acme.it>", MaskOptions::default());
-    let TextOutcome::Masked { text: Some(text), stats } = outcome else { panic!("{outcome:?}") };
+    let outcome = mask_text(
+        &detectors,
+        &index,
+        "Mario Rossi <mario.rossi@acme.it>",
+        MaskOptions::default(),
+    );
+    let TextOutcome::Masked {
+        text: Some(text),
+        stats,
+    } = outcome
+    else {
+        panic!("{outcome:?}")
+    };
     assert_eq!(text, "Laura Bianchi <laura.bianchi@brightvale.it>");
     assert_eq!(stats.values_masked, 2);
     let outcome = mask_text(&detectors, &index, "nothing here", MaskOptions::default());
@@ -341,8 +463,18 @@ fn mask_text_for_the_apps_api() {
     let outcome = mask_text(&detectors, &index, NEW_MAIL, MaskOptions::default());
     assert_eq!(
         outcome,
-        TextOutcome::NeedEntries { values: vec![NewValue { kind: Kind::Email, value: NEW_MAIL.into() }] }
+        TextOutcome::NeedEntries {
+            values: vec![NewValue {
+                kind: Kind::Email,
+                value: NEW_MAIL.into()
+            }]
+        }
     );
-    let outcome = mask_text(&detectors, &index, NEW_MAIL, MaskOptions { redact_new: true });
+    let outcome = mask_text(
+        &detectors,
+        &index,
+        NEW_MAIL,
+        MaskOptions { redact_new: true },
+    );
     assert!(matches!(outcome, TextOutcome::Masked { text: Some(ref t), .. } if t == "[EMAIL]"));
 }

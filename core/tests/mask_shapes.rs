@@ -103,12 +103,20 @@ fn each_shape_masks_what_a_person_wrote_and_keeps_the_rest() {
         for kept in case.kept {
             assert!(out_text.contains(kept), "{}: lost {kept}", case.fixture);
         }
-        assert!(stats.values_masked >= case.masked.len(), "{}: {stats:?}", case.fixture);
+        assert!(
+            stats.values_masked >= case.masked.len(),
+            "{}: {stats:?}",
+            case.fixture
+        );
         // No value is left in any masked string.
         for path in case.masked {
             let text = string_at(&out, path);
             for (value, _, _) in VAULT {
-                assert!(!text.contains(value), "{}: {path} still holds a value", case.fixture);
+                assert!(
+                    !text.contains(value),
+                    "{}: {path} still holds a value",
+                    case.fixture
+                );
             }
         }
         // Restoring gives the original JSON back (as a value: the escapes of
@@ -183,10 +191,18 @@ fn text_shape_masks_the_whole_body() {
     let index = demo_index();
     let body = "Write to mario.rossi@acme.it, signed Mario Rossi.".as_bytes();
     let (out, stats) = mask_ok(&mut masker(0), &index, ApiShape::Text, body);
-    assert_eq!(out, b"Write to laura.bianchi@brightvale.it, signed Laura Bianchi.");
+    assert_eq!(
+        out,
+        b"Write to laura.bianchi@brightvale.it, signed Laura Bianchi."
+    );
     assert_eq!(stats.values_masked, 2);
     // A JSON body sent as Text is text: its escapes are not decoded.
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::Text, br#"{"a":"Mario Rossi"}"#);
+    let (out, _) = mask_ok(
+        &mut masker(0),
+        &index,
+        ApiShape::Text,
+        br#"{"a":"Mario Rossi"}"#,
+    );
     assert_eq!(out, br#"{"a":"Laura Bianchi"}"#);
 }
 
@@ -208,9 +224,17 @@ fn thinking_blocks_are_never_altered_even_with_new_values() {
     let index = demo_index();
     let body = br#"{"model":"claude","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"write to new.person@example.org","signature":"sig"},{"type":"text","text":"ok"}]}]}"#;
     let outcome = masker(0)
-        .mask_request(&index, ApiShape::AnthropicMessages, body, MaskOptions::default())
+        .mask_request(
+            &index,
+            ApiShape::AnthropicMessages,
+            body,
+            MaskOptions::default(),
+        )
         .unwrap();
-    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{outcome:?}");
+    assert!(
+        matches!(outcome, MaskOutcome::Masked { body: None, .. }),
+        "{outcome:?}"
+    );
 }
 
 #[test]
@@ -229,6 +253,9 @@ fn nothing_to_mask_forwards_the_original_bytes() {
         let outcome = masker(0)
             .mask_request(&empty, shape, body.as_bytes(), MaskOptions::default())
             .unwrap();
-        assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }), "{name}: {outcome:?}");
+        assert!(
+            matches!(outcome, MaskOutcome::Masked { body: None, .. }),
+            "{name}: {outcome:?}"
+        );
     }
 }

@@ -20,7 +20,11 @@ pub fn salt() -> Vec<u8> {
 pub const VAULT: &[(&str, &str, &str)] = &[
     ("Mario Rossi", "Laura Bianchi", "name"),
     ("José García", "Iñigo Pérez", "name"),
-    ("mario.rossi@acme.it", "laura.bianchi@brightvale.it", "email"),
+    (
+        "mario.rossi@acme.it",
+        "laura.bianchi@brightvale.it",
+        "email",
+    ),
 ];
 
 pub fn entry(n: u32, value: &str, surrogate: &str, kind: &str, generation: u64) -> Entry {
@@ -57,11 +61,17 @@ pub fn demo_index() -> SnapshotIndex {
 }
 
 pub fn masker(memo_bytes: usize) -> Masker {
-    Masker::new(Detectors::new(&DetectorConfig::default()).unwrap(), memo_bytes)
+    Masker::new(
+        Detectors::new(&DetectorConfig::default()).unwrap(),
+        memo_bytes,
+    )
 }
 
 pub fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/requests/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/requests/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -73,8 +83,14 @@ pub fn mask_ok(
     shape: ApiShape,
     body: &[u8],
 ) -> (Vec<u8>, MaskStats) {
-    match masker.mask_request(index, shape, body, MaskOptions::default()).unwrap() {
-        MaskOutcome::Masked { body: Some(out), stats } => (out, stats),
+    match masker
+        .mask_request(index, shape, body, MaskOptions::default())
+        .unwrap()
+    {
+        MaskOutcome::Masked {
+            body: Some(out),
+            stats,
+        } => (out, stats),
         MaskOutcome::Masked { body: None, stats } => (body.to_vec(), stats),
         MaskOutcome::NeedEntries { values } => panic!("unexpected new values: {values:?}"),
     }
@@ -115,7 +131,10 @@ pub fn mask_resuming(
     counter: &mut u32,
 ) -> Vec<u8> {
     for _ in 0..3 {
-        match masker.mask_request(index, shape, body, MaskOptions::default()).unwrap() {
+        match masker
+            .mask_request(index, shape, body, MaskOptions::default())
+            .unwrap()
+        {
             MaskOutcome::Masked { body: out, .. } => return out.unwrap_or_else(|| body.to_vec()),
             MaskOutcome::NeedEntries { values } => {
                 assert!(!values.is_empty());
@@ -142,14 +161,24 @@ pub fn restore_text_simple(index: &SnapshotIndex, text: &str) -> String {
     out
 }
 
-/// Every string value of a JSON body restored (JSON strings holding JSON
-/// are restored as text: surrogates never need escaping in these tests).
+/// Every string value of a JSON body restored; a string that holds a JSON
+/// object or array (tool-call arguments) is restored inside, value by value.
 pub fn restore_json_simple(index: &SnapshotIndex, body: &[u8]) -> Vec<u8> {
     let doc = Document::parse(body).unwrap();
     let mut splice = Splice::new();
     for node in doc.strings() {
         let text = doc.str_value(node).unwrap().unwrap();
-        let restored = restore_text_simple(index, &text);
+        let holds_json = Document::parse(text.as_bytes()).is_ok_and(|inner| {
+            matches!(
+                inner.kind(inner.root()),
+                NodeKind::Object | NodeKind::Array | NodeKind::String
+            )
+        });
+        let restored = if holds_json {
+            String::from_utf8(restore_json_simple(index, text.as_bytes())).unwrap()
+        } else {
+            restore_text_simple(index, &text)
+        };
         if restored != text {
             splice.replace_string(doc.span(node), &restored);
         }
@@ -179,7 +208,12 @@ pub fn changed_strings(before: &[u8], after: &[u8]) -> Vec<String> {
     let mut changed = Vec::new();
     for (na, nb) in document_order(&a).into_iter().zip(document_order(&b)) {
         assert_eq!(a.kind(na), b.kind(nb));
-        assert_eq!(a.key_raw(na), b.key_raw(nb), "key changed at {}", path_of(&a, na));
+        assert_eq!(
+            a.key_raw(na),
+            b.key_raw(nb),
+            "key changed at {}",
+            path_of(&a, na)
+        );
         match a.kind(na) {
             NodeKind::String => {
                 if a.raw(na) != b.raw(nb) {
@@ -212,7 +246,9 @@ pub fn string_at(body: &[u8], path: &str) -> String {
     for seg in path.split('.') {
         node = match seg.parse::<usize>() {
             Ok(i) if doc.kind(node) == NodeKind::Array => doc.children(node).nth(i).unwrap(),
-            _ => doc.get(node, seg).unwrap_or_else(|| panic!("no {seg} in {path}")),
+            _ => doc
+                .get(node, seg)
+                .unwrap_or_else(|| panic!("no {seg} in {path}")),
         };
     }
     doc.str_value(node).unwrap().unwrap().into_owned()
