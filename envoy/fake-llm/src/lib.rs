@@ -20,17 +20,18 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 pub use request_log::RequestLog;
+pub use server::FakeLlm;
 
 /// Serves connections from `listener` until the process ends. Each
 /// connection is HTTP/1.1 with keep-alive, served on its own task.
-pub async fn serve(listener: TcpListener, log: Arc<RequestLog>) -> std::io::Result<()> {
+pub async fn serve(listener: TcpListener, fake: Arc<FakeLlm>) -> std::io::Result<()> {
     loop {
         let (stream, _) = listener.accept().await?;
         // Small writes must leave at once: the streamed chunks are the point.
         stream.set_nodelay(true)?;
-        let log = Arc::clone(&log);
+        let fake = Arc::clone(&fake);
         tokio::spawn(async move {
-            let service = service_fn(move |request| server::handle(request, Arc::clone(&log)));
+            let service = service_fn(move |request| server::handle(request, Arc::clone(&fake)));
             // A client that goes away mid-answer is not an error worth a line.
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)

@@ -37,10 +37,16 @@ fn binary_prints_its_address_and_serves() {
 }
 
 #[test]
-fn unknown_argument_is_refused() {
-    let output = Command::new(env!("CARGO_BIN_EXE_latet-fake-llm"))
-        .arg("--bogus")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+fn bad_arguments_are_refused() {
+    for args in [
+        &["--bogus"][..],
+        &["--chunk-delay-ms", "soon"],
+        &["--listen"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_latet-fake-llm"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
 }

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use latet_fake_llm::{serve, RequestLog};
+use latet_fake_llm::{serve, FakeLlm};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -15,7 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 pub async fn start() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, Arc::new(RequestLog::default())));
+    tokio::spawn(serve(listener, Arc::new(FakeLlm::default())));
     addr
 }
 
