@@ -261,3 +261,76 @@ proptest! {
         prop_assert!(restore_in_pieces(&index, &stream, &positions) == whole);
     }
 }
+
+/// Filler words and surrogates of the vault, on word boundaries.
+fn masked_text() -> impl Strategy<Value = String> {
+    let (entries, retired) = vault();
+    let mut words: Vec<String> = entries.into_iter().map(|e| e.2).collect();
+    words.extend(retired);
+    let piece = prop_oneof![
+        "[a-z]{1,6}",
+        (0..words.len()).prop_map(move |i| words[i].clone()),
+    ];
+    let sep = prop_oneof![Just(" "), Just(", "), Just(". "), Just("\n"), Just("\"")];
+    proptest::collection::vec((piece, sep), 1..16)
+        .prop_map(|pieces| pieces.into_iter().map(|(p, s)| p + s).collect())
+}
+
+/// `text` cut at the given char positions.
+fn cut_text(text: &str, cuts: &[proptest::sample::Index]) -> Vec<String> {
+    let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let mut at: Vec<usize> = cuts.iter().map(|c| bounds[c.index(bounds.len())]).collect();
+    at.sort_unstable();
+    at.push(text.len());
+    let mut from = 0;
+    at.into_iter()
+        .map(|to| {
+            let piece = text[from..to].to_string();
+            from = to;
+            piece
+        })
+        .collect()
+}
+
+/// JSON text with non-ASCII written as `\uXXXX` (as OpenAI writes arguments).
+fn ascii_json(value: &serde_json::Value) -> String {
+    serde_json::to_string(value)
+        .unwrap()
+        .chars()
+        .map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Random texts cut into random deltas (content, and tool-call arguments
+    /// cut anywhere, escapes included) restore exactly as the whole text.
+    #[test]
+    fn random_deltas_restore_as_the_whole_text(
+        text in masked_text(),
+        content_cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+        argument_cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+    ) {
+        let index = vault_index();
+        let arguments = ascii_json(&serde_json::json!({ "q": text, "n": 1 }));
+        let chunk = |delta: serde_json::Value| {
+            format!("data: {}\n\n", serde_json::json!({"object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": null}]}))
+        };
+        let mut stream = String::new();
+        for piece in cut_text(&text, &content_cuts) {
+            stream += &chunk(serde_json::json!({ "content": piece }));
+        }
+        for piece in cut_text(&arguments, &argument_cuts) {
+            stream += &chunk(serde_json::json!({ "tool_calls": [{"index": 0, "function": {"arguments": piece}}] }));
+        }
+        stream += "data: [DONE]\n\n";
+        let (out, _) = restore_whole_stream(&index, stream.as_bytes());
+        let texts = slot_texts(&out);
+        prop_assert_eq!(&texts["chat/0/content"], &restore_slot_text(&index, &text));
+        let got: serde_json::Value = serde_json::from_str(&texts["chat/0/tool/0"]).unwrap();
+        let want: serde_json::Value = serde_json::from_str(&restore_slot_text(&index, &arguments)).unwrap();
+        prop_assert_eq!(got, want);
+    }
+}
