@@ -1,0 +1,61 @@
+//! Apps routes: forget (F3), mask and restore of plain text.
+
+use super::{blocking, body, caller, ok, AppState};
+use crate::error::Result;
+use crate::text_adapter::{self, TextBody};
+use crate::tokens::Permission;
+use crate::vault::ForgetActor;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+/// Body of `POST /_latet/apps/v1/forget` (and the admin forget).
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetRequest {
+    pub values: Vec<String>,
+}
+
+/// `POST /_latet/apps/v1/forget`: `{"values": [...]}` → `{"forgotten": N, "unknown": M}`.
+pub async fn forget(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Result<Response> {
+    let caller = caller(&state, &headers, Permission::Forget).await?;
+    let request: ForgetRequest = body::parse(&bytes)?;
+    let vaults = state.vaults.clone();
+    let actor = ForgetActor::App {
+        token_name: caller.token_name.clone(),
+    };
+    let result = blocking(move || vaults.forget(&caller.key, &request.values, &actor)).await;
+    state.metrics.count_forget("apps", &result);
+    Ok(ok(&result?))
+}
+
+/// `POST /_latet/apps/v1/mask`: `{"text": "..."}` or `{"texts": [...]}`.
+pub async fn mask(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Result<Response> {
+    let caller = caller(&state, &headers, Permission::Mask).await?;
+    let request: TextBody = body::parse(&bytes)?;
+    let vaults = state.vaults.clone();
+    let answer = blocking(move || text_adapter::mask(&vaults, &caller.key, request)).await?;
+    Ok(ok(&answer))
+}
+
+/// `POST /_latet/apps/v1/restore`: `{"text": "..."}` or `{"texts": [...]}`.
+pub async fn restore(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Result<Response> {
+    let caller = caller(&state, &headers, Permission::Restore).await?;
+    let request: TextBody = body::parse(&bytes)?;
+    let vaults = state.vaults.clone();
+    let answer = blocking(move || text_adapter::restore(&vaults, &caller.key, request)).await?;
+    Ok(ok(&answer))
+}

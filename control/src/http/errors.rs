@@ -1,0 +1,37 @@
+//! Errors as HTTP answers: `{"error": "code", "message": "…"}`. Messages
+//! name fields and counts, never a value.
+
+use crate::error::ControlError;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+impl ControlError {
+    /// The HTTP status and stable error code of this error.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ControlError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ControlError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ControlError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
+            ControlError::KeyDisabled => (StatusCode::FORBIDDEN, "key_disabled"),
+            ControlError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ControlError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
+            ControlError::VaultFull { .. } => (StatusCode::CONFLICT, "vault_full"),
+            ControlError::Store(_) | ControlError::Crypto(_) | ControlError::Io(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+            }
+        }
+    }
+}
+
+impl IntoResponse for ControlError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            // The message names tables and constraints, never a value.
+            crate::log::warn(&format!("request failed: {self}"));
+        }
+        let body = serde_json::json!({"error": code, "message": self.to_string()});
+        (status, Json(body)).into_response()
+    }
+}

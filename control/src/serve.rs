@@ -1,0 +1,117 @@
+//! `latet serve`: opens the store, the master key and the admin token, then
+//! serves the HTTP API until SIGTERM or Ctrl-C.
+
+use crate::error::{ControlError, Result};
+use crate::files::{read_token, write_private};
+use crate::http::{router, AppState};
+use crate::metrics::Metrics;
+use crate::secrets::{MasterKey, MasterKeySource};
+use crate::store::sqlite::SqliteStore;
+use crate::tokens::{new_token, token_hash};
+use crate::vault::Vaults;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Options of `latet serve`.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The SQLite file (created when missing).
+    pub db: PathBuf,
+    /// Address to listen on (`127.0.0.1:0` picks a free port).
+    pub listen: SocketAddr,
+    /// The admin token; created (mode 0600) when missing.
+    pub admin_token_file: PathBuf,
+    /// The master key file; default `<db>.master-key`, generated when missing.
+    pub master_key_file: Option<PathBuf>,
+    /// Events kept per key.
+    pub feed_keep: u64,
+}
+
+/// Where the generated master key goes when none is given.
+pub fn default_master_key_file(db: &Path) -> PathBuf {
+    let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".master-key");
+    db.with_file_name(name)
+}
+
+fn admin_token_hash(path: &Path) -> Result<[u8; 32]> {
+    if !path.exists() {
+        let token = new_token()?;
+        write_private(path, format!("{token}\n").as_bytes())?;
+        crate::log::info(&format!(
+            "admin token written to {} (mode 0600)",
+            path.display()
+        ));
+        return Ok(token_hash(&token));
+    }
+    Ok(token_hash(&read_token(path)?))
+}
+
+/// Runs the server until a shutdown signal.
+pub async fn serve(options: ServeOptions) -> Result<()> {
+    let store = SqliteStore::open(&options.db, options.feed_keep)?;
+    let (master, source) = MasterKey::load(
+        options.master_key_file.as_deref(),
+        &default_master_key_file(&options.db),
+    )?;
+    match &source {
+        MasterKeySource::Generated(path) => {
+            crate::log::warn(&format!(
+                "WARNING: no master key was given: generated one in {} (mode 0600). \
+                 Every vault is sealed with it: back it up apart from the database, \
+                 or pass --master-key-file / LATET_MASTER_KEY. Losing it loses every vault.",
+                path.display()
+            ));
+        }
+        MasterKeySource::File(path) => {
+            crate::log::info(&format!("master key from {}", path.display()))
+        }
+        MasterKeySource::Env => crate::log::info("master key from LATET_MASTER_KEY"),
+    }
+    let admin_hash = admin_token_hash(&options.admin_token_file)?;
+    let state = AppState {
+        vaults: Arc::new(Vaults::new(Arc::new(store), master)),
+        metrics: Arc::new(Metrics::default()),
+        admin_hash,
+    };
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|err| ControlError::Io(format!("listen on {}: {err}", options.listen)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|err| ControlError::Io(format!("listen address: {err}")))?;
+    // On stdout, one line: scripts and tests read the address from it.
+    println!("latet listening on http://{addr}");
+    let _ = std::io::stdout().flush();
+    crate::log::info(&format!("serving {} on {addr}", options.db.display()));
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|err| ControlError::Io(format!("server: {err}")))
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+    crate::log::info("shutting down");
+}

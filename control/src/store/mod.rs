@@ -1,0 +1,195 @@
+//! Storage behind one trait, so that a PostgreSQL backend can follow the
+//! embedded SQLite one. The store sees values only sealed: ids and surrogate
+//! hashes are keyed hashes, entries are AEAD blobs opened by the vault layer.
+//!
+//! Every method that changes something is one transaction.
+
+pub mod schema;
+pub mod sqlite;
+
+use crate::error::Result;
+use latet_core::wire::{EntryId, RetiredSurrogate};
+
+/// A key (API key) as stored.
+#[derive(Debug, Clone)]
+pub struct KeyRecord {
+    pub id: i64,
+    pub name: String,
+    pub enabled: bool,
+    /// Most values the vault may hold (retired surrogates do not count).
+    pub value_limit: u64,
+    pub generation: u64,
+    /// Newest event seq (0: none yet).
+    pub seq: u64,
+    /// The key's secrets, wrapped by the master key.
+    pub wrapped_secrets: Vec<u8>,
+}
+
+/// A key with its counts (listing, metrics).
+#[derive(Debug, Clone)]
+pub struct KeyStatus {
+    pub key: KeyRecord,
+    pub values: u64,
+    pub retired: u64,
+    pub tokens: u64,
+}
+
+/// A token to store (its hash only).
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    pub name: String,
+    pub hash: [u8; 32],
+    pub permissions: String,
+}
+
+/// A stored token, found by its hash.
+#[derive(Debug, Clone)]
+pub struct TokenRecord {
+    pub key_id: i64,
+    pub name: String,
+    /// Comma-separated permission names.
+    pub permissions: String,
+}
+
+/// One stored entry: keyed hashes and the sealed value and surrogate.
+#[derive(Clone)]
+pub struct EntryRow {
+    pub id: EntryId,
+    /// `retired_hash(salt, surrogate)`: finds an active surrogate without
+    /// holding it, and becomes the retired hash on forget.
+    pub surrogate_hash: [u8; 16],
+    /// `lead_bucket(surrogate)`, kept for the retired row.
+    pub lead: u32,
+    pub kind: String,
+    pub generation: u64,
+    /// Value and surrogate, sealed with the key's root key.
+    pub sealed: Vec<u8>,
+}
+
+impl std::fmt::Debug for EntryRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryRow")
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One admin-log row: counts and names, never a value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AdminLogRecord {
+    /// Unix seconds.
+    pub at: i64,
+    /// `key.created`, `key.enabled`, `key.disabled`, `token.added`,
+    /// `key.forgotten`, `apps.forgotten`.
+    pub action: String,
+    pub key: Option<String>,
+    pub token: Option<String>,
+    pub requested: Option<u64>,
+    pub forgotten: Option<u64>,
+    pub unknown: Option<u64>,
+}
+
+/// What a snapshot is made of, read in one transaction.
+#[derive(Debug, Clone)]
+pub struct SnapshotRows {
+    pub generation: u64,
+    pub seq: u64,
+    pub entries: Vec<EntryRow>,
+    pub retired: Vec<RetiredSurrogate>,
+}
+
+/// A stored event: `added` names entry ids (the entries are read from the
+/// vault when served, so a forgotten value leaves the feed too); `forgotten`
+/// is stored whole (ids and hashes only).
+#[derive(Debug, Clone)]
+pub enum StoredEvent {
+    Added {
+        seq: u64,
+        entries: Vec<EntryRow>,
+    },
+    Forgotten {
+        seq: u64,
+        ids: Vec<EntryId>,
+        retired: Vec<RetiredSurrogate>,
+        generation: u64,
+    },
+}
+
+/// A slice of the feed.
+#[derive(Debug, Clone)]
+pub struct FeedRows {
+    /// Oldest kept seq (`head + 1` when none is kept).
+    pub oldest: u64,
+    pub head: u64,
+    pub events: Vec<StoredEvent>,
+}
+
+/// What a forget did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForgetOutcome {
+    /// Ids that were in the vault and are gone.
+    pub forgotten: Vec<EntryId>,
+    /// The vault's generation after the forget.
+    pub generation: u64,
+    /// The `forgotten` event's seq (None when nothing was forgotten).
+    pub seq: Option<u64>,
+}
+
+/// Lookups and inserts inside an entries transaction.
+pub trait EntryTx {
+    /// The vault's current generation and its number of values.
+    fn generation(&self) -> u64;
+    fn value_count(&mut self) -> Result<u64>;
+    /// The entry stored under `id`.
+    fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>>;
+    /// Whether a surrogate hash is taken: an active entry's or a retired one.
+    fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool>;
+    /// Inserts a new entry (visible to later lookups of this transaction).
+    fn insert(&mut self, row: EntryRow) -> Result<()>;
+}
+
+/// Plans and inserts entries inside an [`EntryTx`]; returns what it decided.
+pub type EntryPlanner<'a, T> = dyn FnMut(&mut dyn EntryTx) -> Result<T> + 'a;
+
+/// The storage of the control service.
+pub trait Store: Send + Sync {
+    /// Creates a key with its first token; fails with `Conflict` when the name is taken.
+    fn create_key(
+        &self,
+        name: &str,
+        wrapped_secrets: &[u8],
+        value_limit: u64,
+        first_token: &NewToken,
+        log: &AdminLogRecord,
+    ) -> Result<KeyRecord>;
+    /// Every key with its counts.
+    fn list_keys(&self) -> Result<Vec<KeyStatus>>;
+    fn key_by_name(&self, name: &str) -> Result<Option<KeyRecord>>;
+    fn key_by_id(&self, id: i64) -> Result<Option<KeyRecord>>;
+    /// Enables or disables a key; `NotFound` when it does not exist.
+    fn set_key_enabled(&self, name: &str, enabled: bool, log: &AdminLogRecord) -> Result<()>;
+    /// Adds a token to a key; `Conflict` when the key has a token of that name.
+    fn add_token(&self, key_name: &str, token: &NewToken, log: &AdminLogRecord) -> Result<()>;
+    fn token_by_hash(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>>;
+    /// Entries, retired surrogates, generation and seq, read consistently.
+    fn snapshot_rows(&self, key_id: i64) -> Result<SnapshotRows>;
+    /// Up to `limit` events after `after`.
+    fn events_after(&self, key_id: i64, after: u64, limit: u64) -> Result<FeedRows>;
+    /// Runs `plan` in one transaction; when it inserted entries, appends one
+    /// `added` event and returns its seq. A planner error rolls back.
+    fn add_entries(&self, key_id: i64, plan: &mut EntryPlanner<'_, ()>) -> Result<Option<u64>>;
+    /// Forgets `ids` in one transaction: entries deleted, their surrogate
+    /// hashes retired, generation +1 and a `forgotten` event when any existed,
+    /// and the admin-log row `log(number forgotten)` written — or nothing at
+    /// all when any step fails.
+    fn forget(
+        &self,
+        key_id: i64,
+        ids: &[EntryId],
+        log: &mut dyn FnMut(u64) -> AdminLogRecord,
+    ) -> Result<ForgetOutcome>;
+    /// The admin log, oldest first, optionally of one action.
+    fn admin_log(&self, action: Option<&str>) -> Result<Vec<AdminLogRecord>>;
+}

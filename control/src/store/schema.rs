@@ -1,0 +1,62 @@
+//! The SQLite schema. Values never appear in clear: `entries.sealed` holds
+//! value and surrogate under the key's root key; ids and surrogate hashes are
+//! keyed hashes.
+
+/// Statements run at every open (idempotent).
+pub const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS keys (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT    NOT NULL UNIQUE,
+    enabled         INTEGER NOT NULL,
+    value_limit     INTEGER NOT NULL,
+    generation      INTEGER NOT NULL,
+    seq             INTEGER NOT NULL,
+    wrapped_secrets BLOB    NOT NULL,
+    created_at      INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    id          INTEGER PRIMARY KEY,
+    key_id      INTEGER NOT NULL REFERENCES keys(id),
+    name        TEXT    NOT NULL,
+    hash        BLOB    NOT NULL UNIQUE,
+    permissions TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    UNIQUE (key_id, name)
+);
+CREATE TABLE IF NOT EXISTS entries (
+    key_id         INTEGER NOT NULL REFERENCES keys(id),
+    id             BLOB    NOT NULL,
+    surrogate_hash BLOB    NOT NULL,
+    lead           INTEGER NOT NULL,
+    kind           TEXT    NOT NULL,
+    generation     INTEGER NOT NULL,
+    sealed         BLOB    NOT NULL,
+    PRIMARY KEY (key_id, id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS entries_by_surrogate ON entries (key_id, surrogate_hash);
+CREATE TABLE IF NOT EXISTS retired (
+    key_id INTEGER NOT NULL REFERENCES keys(id),
+    hash   BLOB    NOT NULL,
+    lead   INTEGER NOT NULL,
+    PRIMARY KEY (key_id, hash)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    key_id INTEGER NOT NULL REFERENCES keys(id),
+    seq    INTEGER NOT NULL,
+    type   TEXT    NOT NULL,
+    -- added: concatenated 16-byte entry ids; forgotten: JSON (ids, hashes).
+    body   BLOB    NOT NULL,
+    PRIMARY KEY (key_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS admin_log (
+    id        INTEGER PRIMARY KEY,
+    at        INTEGER NOT NULL,
+    action    TEXT    NOT NULL,
+    key_name  TEXT,
+    token     TEXT,
+    requested INTEGER,
+    forgotten INTEGER,
+    unknown   INTEGER
+);
+CREATE INDEX IF NOT EXISTS admin_log_by_action ON admin_log (action, id);
+"#;
