@@ -16,6 +16,7 @@
 #   LATET_UPSTREAM         fake            `fake`, or a provider's base URL such as
 #                                          https://api.openai.com (scheme, host, port; no path)
 #   LATET_FAKE_LLM_PORT    8788            the fake LLM (127.0.0.1), when LATET_UPSTREAM=fake
+#   LATET_FAKE_LLM_DELAY_MS 1              its pause between two stream writes (0: none)
 #   LATET_BODY_LIMIT_BYTES 4194304         largest body masked (filter) and buffered (Envoy)
 #   LATET_ENVOY_LOG_LEVEL  info            Envoy's log level (debug and trace print headers:
 #                                          never use them with real data)
@@ -36,6 +37,7 @@ export LATET_CONTROL_PORT="${LATET_CONTROL_PORT:-8787}"
 export LATET_BODY_LIMIT_BYTES="${LATET_BODY_LIMIT_BYTES:-4194304}"
 upstream="${LATET_UPSTREAM:-fake}"
 fake_port="${LATET_FAKE_LLM_PORT:-8788}"
+fake_delay_ms="${LATET_FAKE_LLM_DELAY_MS:-1}"
 ready_timeout="${LATET_READY_TIMEOUT:-120}"
 
 mkdir -p "$state/logs"
@@ -150,7 +152,12 @@ wait_until() {
   done
 }
 
-# 1. the control service
+# 1. the control service. A token file left from an earlier database opens
+# nothing in a new one: it goes with the database.
+if [[ ! -e "$state/latet.db" && -e "$state/demo.gateway.token" ]]; then
+  latet_log "no latet.db: removing the stale demo.gateway.token"
+  rm -f "$state/demo.gateway.token"
+fi
 control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
 start control "$logs/control.log" "$latet" serve \
   --db "$state/latet.db" \
@@ -171,7 +178,8 @@ chmod 600 "$state/admin.token" "$state/demo.gateway.token" 2>/dev/null || true
 
 # 3. the upstream
 if [[ "$upstream" == fake ]]; then
-  start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$fake_port"
+  start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$fake_port" \
+    --chunk-delay-ms "$fake_delay_ms"
   wait_until fake-llm "${pids[-1]}" answers_http "$upstream_url/_fake/health"
 fi
 
