@@ -21,6 +21,7 @@ mod phone;
 mod rules;
 mod secret;
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;
 
 use crate::error::CoreError;
@@ -172,9 +173,7 @@ impl Detectors {
             ip::find(text, out);
         }
         self.rules.find(text, out);
-        let mut found = out.split_off(first);
-        resolve_overlaps(&mut found);
-        out.append(&mut found);
+        resolve_overlaps_from(out, first);
     }
 }
 
@@ -199,13 +198,54 @@ pub fn kind_priority(kind: &Kind) -> u8 {
 /// span wins, then (same length) a vault match (`slot` is `Some`), then the
 /// lower [`kind_priority`], then the earlier start, then the custom kind name
 /// and the lower slot (so the result never depends on the input order).
-/// Identical findings collapse into one.
+/// Identical findings collapse into one; empty spans are dropped.
 pub fn resolve_overlaps(findings: &mut Vec<Finding>) {
-    findings.retain(|f| !f.is_empty());
-    if is_sorted_disjoint(findings) {
+    resolve_overlaps_from(findings, 0);
+}
+
+/// [`resolve_overlaps`] over `findings[first..]`, leaving the ones before
+/// `first` untouched.
+fn resolve_overlaps_from(findings: &mut Vec<Finding>, first: usize) {
+    let Some(tail) = findings.get_mut(first..) else {
         return;
+    };
+    if is_sorted_disjoint(tail) {
+        return; // the common case: nothing to do
     }
-    findings.sort_by(|a, b| {
+    // Per-detector outputs are sorted runs: the stable sort merges them.
+    tail.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    // Findings that overlap nothing stay; each cluster of overlapping ones
+    // is resolved on its own (clusters never touch each other).
+    let mut i = 0;
+    while i < tail.len() {
+        let mut j = i + 1;
+        let mut cluster_end = tail[i].end;
+        while j < tail.len() && tail[j].start < cluster_end {
+            cluster_end = cluster_end.max(tail[j].end);
+            j += 1;
+        }
+        if j - i > 1 {
+            resolve_cluster(&mut tail[i..j]);
+        }
+        i = j;
+    }
+    // Drop the losers (emptied by `resolve_cluster`) and empty inputs.
+    let mut kept = first;
+    for read in first..findings.len() {
+        if !findings[read].is_empty() {
+            findings.swap(kept, read);
+            kept += 1;
+        }
+    }
+    findings.truncate(kept);
+}
+
+/// Resolves one cluster of overlapping findings: winners by rank, each
+/// loser emptied (its `end` set to its `start`).
+fn resolve_cluster(cluster: &mut [Finding]) {
+    let mut order: Vec<usize> = (0..cluster.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&cluster[a], &cluster[b]);
         b.len()
             .cmp(&a.len())
             .then_with(|| b.slot.is_some().cmp(&a.slot.is_some()))
@@ -217,23 +257,22 @@ pub fn resolve_overlaps(findings: &mut Vec<Finding>) {
     // Accepted spans by start; they never overlap, so the one with the
     // largest start before a candidate's end is the only one that can touch it.
     let mut accepted: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut kept = Vec::with_capacity(findings.len());
-    for finding in findings.drain(..) {
-        let overlaps = accepted
-            .range(..finding.end)
-            .next_back()
-            .is_some_and(|(_, &end)| end > finding.start);
-        if !overlaps {
+    for index in order {
+        let finding = &mut cluster[index];
+        let overlaps = finding.is_empty()
+            || accepted
+                .range(..finding.end)
+                .next_back()
+                .is_some_and(|(_, &end)| end > finding.start);
+        if overlaps {
+            finding.end = finding.start;
+        } else {
             accepted.insert(finding.start, finding.end);
-            kept.push(finding);
         }
     }
-    kept.sort_by_key(|f| f.start);
-    *findings = kept;
 }
 
-/// True when the findings are already sorted by start and disjoint (the
-/// common case: nothing to do).
+/// True when the findings are non-empty, sorted by start and disjoint.
 fn is_sorted_disjoint(findings: &[Finding]) -> bool {
-    findings.windows(2).all(|w| w[0].end <= w[1].start)
+    findings.iter().all(|f| !f.is_empty()) && findings.windows(2).all(|w| w[0].end <= w[1].start)
 }

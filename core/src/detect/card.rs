@@ -4,12 +4,12 @@
 //! network's leading digits and length, and a valid Luhn check.
 
 use super::digits::{
-    continues_number_after, continues_number_before, next_digit, shorter_reading_allowed, GroupRun,
-    MAX_GROUPS,
+    continues_number_after, continues_number_before, digits_end, next_digit,
+    shorter_reading_allowed, GroupRun, MAX_GROUPS,
 };
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::{char_before, is_word_char, on_word_boundaries};
 
 const MIN_DIGITS: usize = 13;
 const MAX_DIGITS: usize = 19;
@@ -18,9 +18,22 @@ const MAX_DIGITS: usize = 19;
 pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let mut from = 0;
+    let mut run = GroupRun::default();
     while let Some(start) = next_digit(bytes, from) {
-        let run = GroupRun::read(bytes, start, b" -", false);
+        // Fast path: a lone short number (`2024`) is no card.
+        let first_end = digits_end(bytes, start);
+        if first_end - start < MIN_DIGITS && !matches!(bytes.get(first_end), Some(b' ' | b'-')) {
+            from = first_end;
+            continue;
+        }
+        run.read_into(bytes, start, b" -", false);
         from = run.written_end().max(start + 1);
+        if char_before(text, start).is_some_and(is_word_char) {
+            // Glued to a word (`ES91 …`): the groups after it may still be
+            // a number of their own.
+            from = run.get(0).map_or(from, |g| g.written_end());
+            continue;
+        }
         if bytes.get(start.wrapping_sub(1)) == Some(&b'+') || continues_number_before(bytes, start)
         {
             continue;
@@ -131,10 +144,11 @@ fn luhn_valid(digits: &[u8]) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;
@@ -163,6 +177,7 @@ mod tests {
             ("4111  1111 1111 1111", &[]),    // double space
             ("41 11 11 11 11 11 11 11", &[]), // not a card layout
             ("ref4111111111111111", &[]),     // glued
+            ("ES91 4111111111111111", &["4111111111111111"]), // after a glued group
             ("4111111111111111.5", &[]),      // a decimal
             ("+4111111111111111", &[]),       // a phone-like number
             ("4111-1111-1111-1111-2", &[]),   // longer dashed run

@@ -65,7 +65,7 @@ impl Group {
 
 /// The most groups a written number is read into; longer runs are cut
 /// (and then fail every layout).
-pub(super) const MAX_GROUPS: usize = 12;
+pub(super) const MAX_GROUPS: usize = 8;
 
 /// A run of digit groups joined by single separators, read from a digit
 /// (or an opening parenthesis before one).
@@ -76,11 +76,13 @@ pub(super) struct GroupRun {
 }
 
 impl GroupRun {
-    /// Reads the groups starting at `start` (a digit, or `(` when `parens`).
-    /// `seps` are the separators allowed between groups; each must be
-    /// followed by a digit (or a `(` and a digit, when `parens`).
-    pub(super) fn read(bytes: &[u8], start: usize, seps: &[u8], parens: bool) -> GroupRun {
-        let mut run = GroupRun::default();
+    /// Reads into `self` (reusing its room) the groups starting at `start`
+    /// (a digit, or `(` when `parens`). `seps` are the separators allowed
+    /// between groups; each must be followed by a digit (or a `(` and a
+    /// digit, when `parens`).
+    pub(super) fn read_into(&mut self, bytes: &[u8], start: usize, seps: &[u8], parens: bool) {
+        let run = self;
+        run.count = 0;
         let mut pos = start;
         let mut sep = 0u8;
         while run.count < MAX_GROUPS {
@@ -119,7 +121,6 @@ impl GroupRun {
                 _ => break,
             }
         }
-        run
     }
 
     /// The groups read.
@@ -144,6 +145,14 @@ impl GroupRun {
             .and_then(|last| self.get(last))
             .map_or(0, |g| g.written_end())
     }
+}
+
+/// The end of the run of digits starting at `from`.
+#[inline]
+pub(super) fn digits_end(bytes: &[u8], from: usize) -> usize {
+    from + bytes.get(from..).map_or(0, |tail| {
+        tail.iter().take_while(|b| b.is_ascii_digit()).count()
+    })
 }
 
 /// True when groups `0..=last` of `run` may be read as a number of their
@@ -177,6 +186,7 @@ pub(super) fn continues_number_after(bytes: &[u8], end: usize) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -95,6 +95,7 @@ fn domain_end(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;

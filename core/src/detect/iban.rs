@@ -44,6 +44,9 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
             continue;
         }
         let start = digit - 2;
+        if !(bytes[start].is_ascii_uppercase() && bytes[start + 1].is_ascii_uppercase()) {
+            continue;
+        }
         let Some(length) = country_length(&bytes[start..digit]) else {
             continue;
         };
@@ -113,6 +116,7 @@ fn mod97(iban: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;

@@ -25,12 +25,15 @@
 //! addresses, card numbers and order numbers fail these rules.
 
 use super::digits::{
-    continues_number_after, continues_number_before, next_digit, shorter_reading_allowed, Group,
-    GroupRun,
+    continues_number_after, continues_number_before, digits_end, next_digit,
+    shorter_reading_allowed, Group, GroupRun,
 };
 use super::Finding;
 use crate::kind::Kind;
 use crate::text::{char_before, is_word_char, on_word_boundaries};
+
+/// No phone reading has fewer digits (international: 8 after the `+`).
+const MIN_DIGITS: usize = 8;
 
 /// Separators people write between digit groups of a phone number.
 const SEPARATORS: &[u8] = b" -./";
@@ -39,6 +42,7 @@ const SEPARATORS: &[u8] = b" -./";
 pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let mut from = 0;
+    let mut run = GroupRun::default();
     while let Some(digit) = next_digit(bytes, from) {
         let before = digit.checked_sub(1).map(|i| bytes[i]);
         let plus = before == Some(b'+');
@@ -48,11 +52,27 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
             digit
         };
         let start = if plus { digit - 1 } else { run_start };
-        let run = GroupRun::read(bytes, run_start, SEPARATORS, true);
-        from = run.written_end().max(digit + 1);
-        if char_before(text, start).is_some_and(is_word_char)
-            || continues_number_before(bytes, start)
+        // Fast path: a lone short number (`2024`) is no phone.
+        let first_end = digits_end(bytes, digit);
+        if first_end - digit < MIN_DIGITS
+            && !bytes
+                .get(first_end)
+                .is_some_and(|b| SEPARATORS.contains(b) || *b == b')' || *b == b'(')
         {
+            from = first_end;
+            continue;
+        }
+        run.read_into(bytes, run_start, SEPARATORS, true);
+        from = run.written_end().max(digit + 1);
+        if char_before(text, start).is_some_and(is_word_char) {
+            // Glued to a word (`ES91 …`): the groups after it may still be
+            // a number of their own.
+            if start == digit {
+                from = run.get(0).map_or(from, |g| g.written_end());
+            }
+            continue;
+        }
+        if continues_number_before(bytes, start) {
             continue;
         }
         if let Some(end) = longest_phone(bytes, &run, plus) {
@@ -66,6 +86,9 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
 
 /// The end of the longest phone number made of the first groups of `run`.
 fn longest_phone(bytes: &[u8], run: &GroupRun, plus: bool) -> Option<usize> {
+    if run.groups().map(|g| g.len()).sum::<usize>() < MIN_DIGITS {
+        return None; // the common case: a short number
+    }
     (0..run.len()).rev().find_map(|last| {
         if !shorter_reading_allowed(run, last) {
             return None;
@@ -146,6 +169,7 @@ fn one_separator_kind(groups: impl Iterator<Item = Group>) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;
@@ -201,7 +225,8 @@ mod tests {
             ("01.02.2024 12", &[]),       // date and time
             ("1.612 345 678", &[]),       // glued to a number
             ("612 345 678,50", &[]),
-            ("ID612 345 678", &[]), // glued to a word
+            ("ID612 345 678", &[]),                 // glued to a word
+            ("ES12 612 345 678", &["612 345 678"]), // after a glued group
             ("612 345 678x", &[]),
             ("+12 345", &[]),           // too short
             ("+1234567890123456", &[]), // too long

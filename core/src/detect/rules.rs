@@ -131,6 +131,7 @@ impl RuleSet {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;

@@ -234,6 +234,7 @@ fn pem_end(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::super::tests::spans_of;
     use super::*;
