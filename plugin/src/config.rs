@@ -213,8 +213,9 @@ impl FilterConfig {
     pub fn parse(bytes: &[u8], env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let raw: RawConfig = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            let field = err.path().to_string();
-            ConfigError::new(field, safe_reason(err.inner()))
+            let reason = safe_reason(err.inner());
+            let field = field_path(&err.path().to_string(), &reason);
+            ConfigError::new(field, reason)
         })?;
         validate(raw, env)
     }
@@ -226,6 +227,21 @@ impl FilterConfig {
             .iter()
             .find(|r| path.starts_with(&r.path_prefix))
             .map_or(self.default_shape, |r| r.shape)
+    }
+}
+
+/// The path of the field an error is about: for a missing or unknown field
+/// serde reports the enclosing object, and the message names the field.
+fn field_path(path: &str, reason: &str) -> String {
+    let named = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|prefix| reason.strip_prefix(prefix))
+        .and_then(|rest| rest.split('`').next());
+    match named {
+        Some(name) if path == "." => name.to_string(),
+        Some(name) if path == name || path.ends_with(&format!(".{name}")) => path.to_string(),
+        Some(name) => format!("{path}.{name}"),
+        None => path.to_string(),
     }
 }
 

@@ -55,6 +55,9 @@ pub struct FakeHost {
 
 impl FakeHost {
     pub fn new(envoy: Rc<FakeEnvoy>) -> Self {
+        if envoy.now_ms.get() == 0 {
+            envoy.now_ms.set(1_000_000);
+        }
         FakeHost {
             envoy,
             logs: RefCell::default(),
@@ -74,6 +77,10 @@ impl FakeHost {
     /// A fresh Envoy with one VM.
     pub fn alone() -> Self {
         FakeHost::new(Rc::new(FakeEnvoy::default()))
+    }
+
+    pub fn now_ms_value(&self) -> u64 {
+        self.envoy.now_ms.get()
     }
 
     pub fn advance(&self, ms: u64) {

@@ -27,6 +27,8 @@ pub mod worker;
 
 #[cfg(test)]
 mod fake_host;
+#[cfg(test)]
+mod test_support;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

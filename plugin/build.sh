@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the filter for wasm32-wasip1 in release, then shrinks it with
+# wasm-opt (binaryen). Prints both sizes. Honours CARGO_TARGET_DIR.
+# Output: $TARGET/wasm32-wasip1/release/latet_filter.opt.wasm
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip1; then
+    rustup target add wasm32-wasip1
+fi
+if ! command -v wasm-opt >/dev/null; then
+    echo "wasm-opt not found: install binaryen (apt-get install -y binaryen)" >&2
+    exit 1
+fi
+cargo build -p latet-filter --release --target wasm32-wasip1
+out="$target_dir/wasm32-wasip1/release"
+wasm-opt -Os --strip-debug --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
+    "$out/latet_filter.wasm" -o "$out/latet_filter.opt.wasm"
+before=$(stat -c %s "$out/latet_filter.wasm")
+after=$(stat -c %s "$out/latet_filter.opt.wasm")
+echo "latet_filter.wasm: $before bytes; after wasm-opt -Os: $after bytes"
+echo "$out/latet_filter.opt.wasm"
