@@ -1,1 +1,161 @@
 use super::*;
+use crate::fake_host::{FakeEnvoy, FakeHost};
+use crate::lease;
+use crate::shared::{LEASE_KEY, QUEUES_KEY};
+use crate::test_support::*;
+
+fn poller(holder: &str) -> (Poller, Metrics) {
+    (
+        Poller::new(Rc::new(config()), holder.to_string(), "latet".to_string()),
+        Metrics::default(),
+    )
+}
+
+fn ok(body: Vec<u8>) -> CalloutAnswer {
+    CalloutAnswer { status: 200, body }
+}
+
+fn feed(head: u64, events: Vec<Event>) -> Vec<u8> {
+    serde_json::to_vec(&FeedAnswer::Events {
+        version: 1,
+        head,
+        events,
+    })
+    .unwrap()
+}
+
+#[test]
+fn snapshot_first_then_the_feed_from_its_position() {
+    let host = FakeHost::alone();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header(":path"), Some(SNAPSHOT_PATH));
+    assert_eq!(call.header("authorization"), Some("Bearer tok-123"));
+    assert_eq!(call.cluster, "latet_control");
+    // Only one call at a time.
+    p.step(&host, &m);
+    assert_eq!(host.callouts.borrow().len(), 1);
+
+    assert!(p.on_answer(&host, &m, call.token, &ok(snapshot_json(7, 1, vec![mario()]))));
+    let state = read_state(&host).unwrap();
+    assert_eq!((state.seq, state.snapshot_seq), (7, 7));
+    assert_eq!(state.feed_answered_at_ms, host.now_ms_value());
+    let next = host.last_callout().unwrap();
+    assert_eq!(
+        next.header(":path"),
+        Some("/_latet/gateway/v1/events?after=7&wait_ms=25000")
+    );
+}
+
+#[test]
+fn feed_events_are_published_in_order_and_workers_woken() {
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![mario()], &[]);
+    let queue = host.queue_register("latet-wake-1").unwrap();
+    crate::shared::append_to_list(&host, QUEUES_KEY, "latet-wake-1").unwrap();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    host.advance(500);
+    let events = vec![forgotten(4, &mario(), 2), added(5, vec![giulia()])];
+    p.on_answer(&host, &m, call.token, &ok(feed(5, events.clone())));
+    assert_eq!(read_events(&host), events);
+    let state = read_state(&host).unwrap();
+    assert_eq!((state.seq, state.snapshot_seq), (5, 3));
+    assert_eq!(state.feed_answered_at_ms, host.now_ms_value());
+    assert_eq!(host.queue_dequeue(queue).unwrap(), Some(b"5".to_vec()));
+    // An empty answer (the wait ended) still says the feed is alive.
+    host.advance(500);
+    let call = host.last_callout().unwrap();
+    p.on_answer(&host, &m, call.token, &ok(feed(5, vec![])));
+    assert_eq!(read_state(&host).unwrap().feed_answered_at_ms, host.now_ms_value());
+    assert_eq!(host.queue_dequeue(queue).unwrap(), None);
+}
+
+#[test]
+fn snapshot_required_and_gaps_take_a_new_snapshot() {
+    for answer in [
+        serde_json::to_vec(&FeedAnswer::SnapshotRequired {
+            version: 1,
+            oldest: 50,
+            head: 60,
+        })
+        .unwrap(),
+        feed(60, vec![added(9, vec![])]),
+    ] {
+        let host = FakeHost::alone();
+        publish(&host, 3, 1, vec![mario()], &[]);
+        let (mut p, m) = poller("sync");
+        p.step(&host, &m);
+        let call = host.last_callout().unwrap();
+        p.on_answer(&host, &m, call.token, &ok(answer));
+        assert_eq!(host.last_callout().unwrap().header(":path"), Some(SNAPSHOT_PATH));
+        assert_eq!(read_state(&host).unwrap().seq, 3, "nothing past the gap");
+    }
+}
+
+#[test]
+fn failures_back_off_and_leave_the_feed_age_growing() {
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![], &[]);
+    let answered = read_state(&host).unwrap().feed_answered_at_ms;
+    let (mut p, m) = poller("sync");
+    let m2 = Metrics::define(&host);
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    p.on_answer(&host, &m2, call.token, &CalloutAnswer { status: 503, body: vec![] });
+    assert_eq!(host.metric(crate::metrics::FEED_ERRORS), 1);
+    assert_eq!(read_state(&host).unwrap().feed_answered_at_ms, answered);
+    p.step(&host, &m);
+    assert_eq!(host.callouts.borrow().len(), 1, "backing off");
+    host.advance(60_000);
+    p.step(&host, &m);
+    assert_eq!(host.callouts.borrow().len(), 2);
+    // A dispatch refused (unknown cluster) is a failure too.
+    let host = FakeHost::alone();
+    host.dispatch_fails.set(true);
+    let (mut p, _) = poller("sync");
+    p.step(&host, &m2);
+    assert!(!p.is_waiting());
+}
+
+#[test]
+fn the_lease_passes_on_when_its_holder_stops_renewing() {
+    let envoy = Rc::new(FakeEnvoy::default());
+    let a = FakeHost::new(Rc::clone(&envoy));
+    let b = FakeHost::new(Rc::clone(&envoy));
+    let lease_ms = 10_000;
+    assert!(lease::hold(&a, "worker-1", lease_ms));
+    assert!(!lease::hold(&b, "worker-2", lease_ms));
+    a.advance(5_000);
+    assert!(lease::hold(&a, "worker-1", lease_ms), "renewed");
+    b.advance(9_000);
+    assert!(!lease::hold(&b, "worker-2", lease_ms), "still renewed by a");
+    // a stops renewing (its VM went away).
+    b.advance(1_001);
+    assert!(lease::hold(&b, "worker-2", lease_ms));
+    assert!(!lease::hold(&a, "worker-1", lease_ms));
+    // The singleton takes it whoever holds it; workers then stand by.
+    assert!(lease::seize(&a, SYNC_HOLDER_NAME, lease_ms));
+    assert!(!lease::hold(&b, "worker-2", lease_ms));
+    let lease: crate::shared::Lease =
+        serde_json::from_slice(&a.shared_value(LEASE_KEY).unwrap()).unwrap();
+    assert_eq!(lease.holder, SYNC_HOLDER_NAME);
+}
+
+const SYNC_HOLDER_NAME: &str = crate::shared::SYNC_HOLDER;
+
+#[test]
+fn a_poller_that_lost_the_lease_does_not_publish() {
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![], &[]);
+    assert!(lease::hold(&host, "worker-1", 10_000));
+    let (mut p, m) = poller("worker-1");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    assert!(lease::seize(&host, SYNC_HOLDER_NAME, 10_000));
+    p.on_answer(&host, &m, call.token, &ok(feed(4, vec![added(4, vec![])])));
+    assert_eq!(read_state(&host).unwrap().seq, 3);
+    assert!(!p.is_waiting());
+}

@@ -1,1 +1,125 @@
 use super::*;
+use crate::fake_host::FakeHost;
+use crate::shared::SNAPSHOT_KEY;
+use crate::test_support::*;
+use latet_core::mask::MaskStats;
+
+fn vault() -> WorkerVault {
+    WorkerVault::new(Detectors::new(&config().detectors).unwrap(), 1 << 20)
+}
+
+fn masked(vault: &mut WorkerVault, text: &str) -> (String, MaskStats) {
+    let body = serde_json::json!({"messages": [{"role": "user", "content": text}]}).to_string();
+    match vault
+        .mask(ApiShape::OpenAiChat, body.as_bytes(), MaskOptions::default())
+        .unwrap()
+    {
+        MaskOutcome::Masked { body: out, stats } => (
+            String::from_utf8(out.unwrap_or_else(|| body.into_bytes())).unwrap(),
+            stats,
+        ),
+        MaskOutcome::NeedEntries { values } => panic!("needs {} entries", values.len()),
+    }
+}
+
+#[test]
+fn nothing_published_means_not_ready() {
+    let host = FakeHost::alone();
+    let mut v = vault();
+    let done = v.catch_up(&host);
+    assert!(!v.is_ready());
+    assert!(!done.current);
+}
+
+#[test]
+fn catch_up_loads_the_snapshot_then_applies_events() {
+    let host = FakeHost::alone();
+    publish(&host, 5, 1, vec![mario()], &[added(6, vec![giulia()])]);
+    let mut v = vault();
+    let done = v.catch_up(&host);
+    assert!(done.snapshot_loaded && done.current);
+    assert_eq!(done.events_applied, 1);
+    assert_eq!(v.index().seq(), 6);
+    assert_eq!(v.index().len(), 2);
+    // Up to date: the next catch-up reads only the state.
+    assert_eq!(v.catch_up(&host), CatchUp { current: true, ..CatchUp::default() });
+}
+
+#[test]
+fn a_forget_drops_the_value_and_the_memo_before_the_next_mask() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[]);
+    let mut v = vault();
+    v.catch_up(&host);
+    let text = "Please write to Mario Rossi about the contract renewal for next year.";
+    let (first, _) = masked(&mut v, text);
+    assert!(first.contains("Laura Bianchi") && !first.contains("Mario Rossi"));
+    // Resent: served from the memo.
+    let (again, stats) = masked(&mut v, text);
+    assert_eq!(again, first);
+    assert!(stats.memo_hits > 0, "{stats:?}");
+
+    // The forget, then the value returns with a new-generation entry.
+    let new_mario = entry(9, "Mario Rossi", "Sara Galli", latet_core::kind::Kind::Name, 2);
+    publish_events(&host, 1, &[forgotten(2, &mario(), 2), added(3, vec![new_mario])]);
+    let done = v.catch_up(&host);
+    assert_eq!((done.forgets_applied, done.events_applied), (1, 2));
+    let (after, stats) = masked(&mut v, text);
+    assert!(after.contains("Sara Galli"), "{after}");
+    assert!(!after.contains("Laura Bianchi") && !after.contains("Mario Rossi"));
+    assert_eq!(stats.memo_hits, 0, "the memo must not serve a forgotten entry");
+    // The old surrogate restores nothing.
+    let (restored, stats) = latet_core::restore::restore_body(v.index(), b"Laura Bianchi said hi");
+    assert!(restored.is_none());
+    assert_eq!(stats.declined_retired, 1);
+}
+
+#[test]
+fn a_gap_in_the_events_reloads_the_snapshot() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[]);
+    let mut v = vault();
+    v.catch_up(&host);
+    // The poller took a new snapshot at seq 10 (events 2..10 are gone from
+    // shared data); the worker at 1 cannot apply event 11 directly.
+    publish(&host, 10, 2, vec![giulia()], &[added(11, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(done.snapshot_loaded && done.current, "{done:?}");
+    assert_eq!(v.index().seq(), 11);
+    assert!(v.index().by_value("Mario Rossi").is_none());
+    assert!(v.index().by_value("Giulia Neri").is_some());
+}
+
+#[test]
+fn a_snapshot_reload_never_moves_the_index_back() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[forgotten(2, &mario(), 2)]);
+    let mut v = vault();
+    v.catch_up(&host);
+    assert_eq!(v.index().seq(), 2);
+    // A half-written publication: an older snapshot and state ahead with
+    // events missing. Reloading would bring Mario back: refused.
+    host.put_shared(SNAPSHOT_KEY, &snapshot_json(1, 1, vec![mario()]));
+    publish_events(&host, 1, &[added(5, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(!done.current && !done.snapshot_loaded, "{done:?}");
+    assert_eq!(v.index().seq(), 2);
+    assert!(v.index().by_value("Mario Rossi").is_none());
+}
+
+#[test]
+fn stale_entries_from_a_callout_are_refused() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[forgotten(2, &mario(), 2)]);
+    let mut v = vault();
+    v.catch_up(&host);
+    let answer = latet_core::wire::EntriesResponse {
+        version: 1,
+        generation: 1,
+        entries: vec![giulia()],
+    };
+    assert!(matches!(
+        v.add_entries(answer),
+        Err(CoreError::StaleGeneration { .. })
+    ));
+}
