@@ -478,3 +478,31 @@ fn mask_text_for_the_apps_api() {
     );
     assert!(matches!(outcome, TextOutcome::Masked { text: Some(ref t), .. } if t == "[EMAIL]"));
 }
+
+#[test]
+fn outcomes_debug_without_values_or_surrogates() {
+    let index = demo_index();
+    let body = chat(&[&format!("Mario Rossi and {NEW_MAIL}")]);
+    let need = masker(0)
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    let redacted = masker(0)
+        .mask_request(
+            &index,
+            ApiShape::OpenAiChat,
+            &body,
+            MaskOptions { redact_new: true },
+        )
+        .unwrap();
+    let detectors = latet_core::detect::Detectors::new(&Default::default()).unwrap();
+    let text = mask_text(&detectors, &index, "Mario Rossi", MaskOptions::default());
+    for debug in [
+        format!("{need:?}"),
+        format!("{redacted:?}"),
+        format!("{text:?}"),
+    ] {
+        for secret in ["Mario", "Laura", "new.person", "example.org"] {
+            assert!(!debug.contains(secret), "{debug}");
+        }
+    }
+}

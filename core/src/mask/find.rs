@@ -38,8 +38,8 @@ impl NewValues {
     }
 }
 
-/// What masking one text gave.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What masking one text gave (no `Debug`: it holds the masked text).
+#[derive(Clone, Default, PartialEq, Eq)]
 pub(crate) struct TextMasking {
     /// The masked text; `None` when nothing changed.
     pub masked: Option<String>,

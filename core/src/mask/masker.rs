@@ -10,8 +10,9 @@ use crate::json::{Document, JsonError, Limits, Splice};
 use crate::snapshot::SnapshotIndex;
 use crate::wire::{EntryId, NewValue};
 
-/// What masking a request gave.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What masking a request gave. Its `Debug` shows sizes and counts only,
+/// never the body.
+#[derive(Clone, PartialEq, Eq)]
 pub enum MaskOutcome {
     /// The request, masked. `body` is `None` when nothing changed: forward
     /// the original bytes.
@@ -23,6 +24,22 @@ pub enum MaskOutcome {
     /// the order first seen. Get entries for them (one callout), add them to
     /// the index, and call [`Masker::mask_request`] again.
     NeedEntries { values: Vec<NewValue> },
+}
+
+impl std::fmt::Debug for MaskOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MaskOutcome::Masked { body, stats } => f
+                .debug_struct("Masked")
+                .field("body_bytes", &body.as_ref().map(Vec::len))
+                .field("stats", stats)
+                .finish(),
+            MaskOutcome::NeedEntries { values } => f
+                .debug_struct("NeedEntries")
+                .field("values", values)
+                .finish(),
+        }
+    }
 }
 
 /// Counts of one masking (no values: safe to log).

@@ -8,8 +8,8 @@ use crate::detect::Detectors;
 use crate::snapshot::SnapshotIndex;
 use crate::wire::NewValue;
 
-/// What masking one text gave.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What masking one text gave. Its `Debug` shows sizes and counts only.
+#[derive(Clone, PartialEq, Eq)]
 pub enum TextOutcome {
     /// The text, masked; `text` is `None` when nothing changed.
     Masked {
@@ -18,6 +18,22 @@ pub enum TextOutcome {
     },
     /// Distinct new values that need entries first, in the order found.
     NeedEntries { values: Vec<NewValue> },
+}
+
+impl std::fmt::Debug for TextOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TextOutcome::Masked { text, stats } => f
+                .debug_struct("Masked")
+                .field("text_bytes", &text.as_ref().map(String::len))
+                .field("stats", stats)
+                .finish(),
+            TextOutcome::NeedEntries { values } => f
+                .debug_struct("NeedEntries")
+                .field("values", values)
+                .finish(),
+        }
+    }
 }
 
 /// Masks `text` against `index` and `detectors`: vault values and detector
