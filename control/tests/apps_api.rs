@@ -1,0 +1,195 @@
+//! The apps API and the gateway's access rules: F3 counts, 401/403/400, the
+//! 503 rollback, a disabled key (F4), and the long-poll waking on a forget.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+#[test]
+fn forget_counts_each_distinct_value_once_and_logs_counts_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    server.entries(&gateway, &[("email", "mario.rossi@acme.it"), ("phone", "+39 347 123 4567")]);
+
+    let cases = [
+        // (values, forgotten, unknown)
+        (json!(["mario.rossi@acme.it", "mario.rossi@acme.it", "+39 347 123 4567", "nadie@example.org"]), 2, 1),
+        // Rerunning is safe: what was forgotten now counts as unknown.
+        (json!(["mario.rossi@acme.it", "+39 347 123 4567"]), 0, 2),
+        // Values are exact (V3): other case is another value.
+        (json!(["ACME.IT", "acme.it"]), 1, 1),
+        (json!([]), 0, 0),
+    ];
+    for (values, forgotten, unknown) in cases {
+        let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({ "values": values }));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, json!({"forgotten": forgotten, "unknown": unknown}), "{values}");
+    }
+    let log = server.admin_log("apps.forgotten");
+    assert_eq!(log.len(), 4);
+    assert_eq!(log[0]["key"], "Shop");
+    assert_eq!(log[0]["token"], "erasure");
+    assert_eq!((log[0]["requested"].as_u64(), log[0]["forgotten"].as_u64(), log[0]["unknown"].as_u64()), (Some(4), Some(2), Some(1)));
+    let text = serde_json::to_string(&log).unwrap();
+    assert!(!text.contains("mario") && !text.contains("347") && !text.contains("acme"), "the log holds no value");
+}
+
+#[test]
+fn tokens_and_permissions_401_403_400() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let first = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    let forget = |token: Option<&str>, body: &serde_json::Value| server.post("/_latet/apps/v1/forget", token, body);
+    let one = json!({"values": ["x"]});
+    let too_many = json!({"values": (0..1001).map(|i| format!("v{i}")).collect::<Vec<_>>()});
+    let cases: Vec<(&str, u16, &str)> = vec![
+        ("first token cannot forget", forget(Some(&first), &one).0, "403"),
+        ("unknown token", forget(Some("lt_0000"), &one).0, "401"),
+        ("no token", forget(None, &one).0, "401"),
+        ("1,001 values", forget(Some(&eraser), &too_many).0, "400"),
+        ("not JSON", server.post_raw("/_latet/apps/v1/forget", Some(&eraser), "{values").0, "400"),
+        ("values not strings", forget(Some(&eraser), &json!({"values": [1]})).0, "400"),
+        ("forget token on the gateway", server.get("/_latet/gateway/v1/snapshot", Some(&eraser)).0, "403"),
+        ("forget token cannot mask", server.post("/_latet/apps/v1/mask", Some(&eraser), &json!({"text": "a"})).0, "403"),
+        ("admin API with a key token", server.get("/_latet/admin/v1/keys", Some(&first)).0, "401"),
+        ("bad feed query", server.get("/_latet/gateway/v1/events?after=x", Some(&first)).0, "400"),
+        ("wrong wire version", server.post("/_latet/gateway/v1/entries", Some(&first), &json!({"version": 9, "values": []})).0, "400"),
+        ("exactly 1,000 values", forget(Some(&eraser), &json!({"values": (0..1000).map(|i| format!("v{i}")).collect::<Vec<_>>()})).0, "200"),
+    ];
+    for (what, status, expected) in cases {
+        assert_eq!(status.to_string(), expected, "{what}");
+    }
+    // A 400 never quotes the body.
+    let (_, body) = server.post_raw("/_latet/apps/v1/forget", Some(&eraser), r#"{"values": "mario.rossi@acme.it"}"#);
+    assert!(!body.to_string().contains("mario"), "{body}");
+}
+
+#[test]
+fn a_failing_admin_log_forgets_nothing_and_answers_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    server.entries(&gateway, &[("email", "mario.rossi@acme.it")]);
+    let before = server.snapshot(&gateway);
+
+    // The fault: the admin log refuses every row (a trigger in the real file).
+    let db = rusqlite::Connection::open(dir.path().join("latet.db")).unwrap();
+    db.execute_batch("CREATE TRIGGER refuse_log BEFORE INSERT ON admin_log BEGIN SELECT RAISE(ABORT, 'injected fault'); END;")
+        .unwrap();
+    let values = json!({"values": ["mario.rossi@acme.it"]});
+    let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &values);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"], "unavailable");
+    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/forget", Some(&server.admin_token()), &values);
+    assert_eq!(status, 503);
+
+    let after = server.snapshot(&gateway);
+    assert_eq!(after, before, "nothing forgotten: same entries, generation, seq, retired");
+    let (_, feed) = server.get(&format!("/_latet/gateway/v1/events?after={}", before["seq"]), Some(&gateway));
+    assert_eq!(feed["events"], json!([]));
+
+    // The fault gone, the same call forgets.
+    db.execute_batch("DROP TRIGGER refuse_log;").unwrap();
+    let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &values);
+    assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
+    assert_eq!(server.admin_log("apps.forgotten").len(), 1);
+
+    let (_, metrics) = server.get("/metrics", None);
+    let metrics = metrics.as_str().unwrap().to_string();
+    assert!(metrics.contains(r#"latet_forget_calls_total{path="apps",outcome="unavailable"} 1"#), "{metrics}");
+    assert!(metrics.contains(r#"latet_forget_calls_total{path="apps",outcome="ok"} 1"#));
+}
+
+#[test]
+fn a_disabled_key_refuses_all_but_forget() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    server.entries(&gateway, &[("phone", "+39 347 123 4567"), ("name", "Mario Rossi")]);
+    let admin = server.admin_token();
+    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/disable", Some(&admin), &json!({}));
+    assert_eq!(status, 200);
+
+    let (status, body) = server.get("/_latet/gateway/v1/snapshot", Some(&gateway));
+    assert_eq!((status, body["error"].as_str()), (403, Some("key_disabled")));
+    let (status, _) = server.post("/_latet/apps/v1/mask", Some(&gateway), &json!({"text": "x"}));
+    assert_eq!(status, 403);
+
+    // F4: forget works with the key disabled, both ways.
+    let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["Mario Rossi"]}));
+    assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
+    let (status, body) = server.post("/_latet/admin/v1/keys/Shop/forget", Some(&admin), &json!({"values": ["+39 347 123 4567"]}));
+    assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
+
+    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/enable", Some(&admin), &json!({}));
+    assert_eq!(status, 200);
+    let snapshot = server.snapshot(&gateway);
+    assert_eq!(snapshot["entries"], json!([]));
+    assert_eq!(snapshot["generation"], 3);
+}
+
+#[test]
+fn the_long_poll_wakes_within_100_ms_of_a_forget() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    server.entries(&gateway, &[("name", "Mario Rossi")]);
+    let head = server.snapshot(&gateway)["seq"].as_u64().unwrap();
+
+    // Without events, the poll waits out its wait_ms.
+    let started = Instant::now();
+    let (_, empty) = server.get(&format!("/_latet/gateway/v1/events?after={head}&wait_ms=300"), Some(&gateway));
+    assert_eq!(empty["events"], json!([]));
+    assert!(started.elapsed() >= Duration::from_millis(290));
+
+    let url = server.url.clone();
+    let token = gateway.clone();
+    let poll = std::thread::spawn(move || {
+        let answer: serde_json::Value = agent()
+            .get(&format!("{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"))
+            .set("Authorization", &format!("Bearer {token}"))
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        (Instant::now(), answer)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, _) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["Mario Rossi"]}));
+    let forgotten_at = Instant::now();
+    assert_eq!(status, 200);
+    let (woke_at, answer) = poll.join().unwrap();
+    let late = woke_at.saturating_duration_since(forgotten_at);
+    assert!(late < Duration::from_millis(100), "woke {late:?} after the forget answered");
+    assert_eq!(answer["events"][0]["type"], "forgotten");
+    assert_eq!(answer["events"][0]["seq"], head + 1);
+}
+
+#[test]
+fn mask_and_restore_plain_text_for_apps() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    let eraser = server.add_token("Shop", "erasure", &["forget"]);
+    let line = "2024-05-01 order 17 by mario.rossi@acme.it";
+    let (status, masked) = server.post("/_latet/apps/v1/mask", Some(&token), &json!({ "text": line }));
+    assert_eq!(status, 200, "{masked}");
+    let masked = masked["text"].as_str().unwrap().to_string();
+    assert!(!masked.contains("mario.rossi") && masked.starts_with("2024-05-01 order 17 by "), "{masked}");
+    let (_, restored) = server.post("/_latet/apps/v1/restore", Some(&token), &json!({ "texts": [masked.clone(), "nothing here"] }));
+    assert_eq!(restored, json!({ "texts": [line, "nothing here"] }));
+
+    // After a forget the old surrogate restores nothing (F7).
+    server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["mario.rossi@acme.it"]}));
+    let (_, restored) = server.post("/_latet/apps/v1/restore", Some(&token), &json!({ "text": masked.clone() }));
+    let restored = restored["text"].as_str().unwrap();
+    assert!(!restored.contains("mario.rossi"), "{restored}");
+}
