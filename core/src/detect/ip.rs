@@ -6,7 +6,9 @@
 //! - IPv6: full and compressed forms (`2001:db8::1`, `::1`, `fe80::1`,
 //!   `::ffff:192.0.2.1`), validated by the standard parser. At least one
 //!   decimal digit is required, so identifiers and code paths (`dead::beef`,
-//!   `std::fmt`) are not addresses; times (`12:30`, `12:30:45`) and MAC
+//!   `std::fmt`) are not addresses, and a compressed form needs a group of
+//!   three or more hex digits (or is `::1`), so Python slices (`x[1::2]`)
+//!   are not either; times (`12:30`, `12:30:45`) and MAC
 //!   addresses do not parse.
 
 use super::digits::next_digit;
@@ -114,6 +116,9 @@ fn find_v6(text: &str, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        if !plausible_v6_written_form(candidate) {
+            continue;
+        }
         let parses = std::str::from_utf8(candidate)
             .ok()
             .and_then(|s| s.parse::<Ipv6Addr>().ok())
@@ -122,6 +127,18 @@ fn find_v6(text: &str, out: &mut Vec<Finding>) {
             out.push(Finding::new(Kind::Ip, start, end));
         }
     }
+}
+
+/// A compressed form (`::`) needs a group of three or more hex digits,
+/// unless it is the loopback `::1`: code such as Python's slices (`x[::2]`,
+/// `x[1::2]`) is not an address.
+fn plausible_v6_written_form(candidate: &[u8]) -> bool {
+    let compressed = candidate.windows(2).any(|w| w == b"::");
+    !compressed
+        || candidate == b"::1"
+        || candidate
+            .split(|&b| b == b':')
+            .any(|group| group.len() >= 3)
 }
 
 #[cfg(test)]
@@ -165,6 +182,7 @@ mod tests {
             ("alle 12:30 o 12:30:45", &[]),
             ("MAC 00:1a:2b:3c:4d:5e", &[]),
             ("use std::fmt and dead::beef", &[]),
+            ("python x[::2], y[1::2], z[10::20]", &[]),
             ("{\"a\":1,\"b\":\"c\"}", &[]),
             ("2024-01-15T10:30:00Z", &[]),
             ("1.2.3.4x", &[]),

@@ -12,6 +12,7 @@ use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::text::on_word_boundaries;
 use aho_corasick::AhoCorasick;
+use std::fmt;
 
 /// Compile-size cap of one operator regex: a pathological pattern is refused
 /// at configuration time instead of eating the VM's memory.
@@ -19,19 +20,32 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// Cap on dictionary entries over all rules.
 const MAX_DICTIONARY_ENTRIES: usize = 100_000;
 
-/// The compiled operator rules of one configuration.
-#[derive(Clone, Debug, Default)]
+/// The compiled operator rules of one configuration. Its `Debug` shows
+/// counts only: dictionary entries may be people's names.
+#[derive(Clone, Default)]
 pub(super) struct RuleSet {
     regexes: Vec<(Kind, regex::Regex)>,
     dictionary: Option<Dictionary>,
 }
 
 /// Every dictionary entry of every rule, with the kind of each entry.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct Dictionary {
     automaton: AhoCorasick,
     /// Kind of each pattern, by pattern id.
     kinds: Vec<Kind>,
+}
+
+impl fmt::Debug for RuleSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuleSet")
+            .field("regexes", &self.regexes.len())
+            .field(
+                "dictionary_entries",
+                &self.dictionary.as_ref().map_or(0, |d| d.kinds.len()),
+            )
+            .finish()
+    }
 }
 
 impl RuleSet {

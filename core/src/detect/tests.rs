@@ -219,7 +219,7 @@ fn errors_never_contain_the_rule_content() {
 }
 
 #[test]
-fn finding_debug_holds_no_value() {
+fn debug_output_holds_no_value() {
     let text = "mario.rossi@acme.it";
     let detectors = Detectors::new(&DetectorConfig::default()).unwrap();
     let mut out = Vec::new();
@@ -227,6 +227,15 @@ fn finding_debug_holds_no_value() {
     let debug = format!("{out:?}");
     assert!(
         debug.contains("Email") && !debug.contains("mario"),
+        "{debug}"
+    );
+    let config = DetectorConfig {
+        rules: vec![rule("name", None, Some(&["Mario Rossi"]))],
+        ..DetectorConfig::default()
+    };
+    let debug = format!("{:?}", Detectors::new(&config).unwrap());
+    assert!(
+        debug.contains("dictionary_entries: 1") && !debug.contains("Mario"),
         "{debug}"
     );
 }
@@ -306,7 +315,12 @@ fn throughput() {
         2024 suma 1.234,56 EUR; la cuenta es ES91 2100 0418 4502 0005 1332. \
         The deployment on 10.0.0.1 failed at 12:30 with version 1.2.3, see ticket 48213. \
         Bitte ruft mich unter 030 1234567 an, danke! {\"role\":\"user\",\"content\":\"ok\"}\n";
-    let text = paragraph.repeat(200 * 1024 / paragraph.len());
+    let dense = paragraph.repeat(200 * 1024 / paragraph.len());
+    // Prose and code as agents send them: few numbers, no values.
+    let prose = "The function returns early when the buffer is empty; otherwise it walks \
+        the list, keeps the entries whose key matches, and sorts them. Por favor, revisa \
+        el informe y dime si falta algo. fn main() { let x = vec![1, 2, 3]; println!(\"{x:?}\"); }\n";
+    let prose = prose.repeat(200 * 1024 / prose.len());
     let none = DetectorConfig {
         email: false,
         phone: false,
@@ -330,7 +344,12 @@ fn throughput() {
         ("ip", only(|c| c.ip = true)),
         ("secret", only(|c| c.secret = true)),
     ];
-    for (name, config) in configs {
+    for (text_name, text, (name, config)) in configs.into_iter().flat_map(|c| {
+        [
+            ("dense", dense.clone(), c.clone()),
+            ("prose", prose.clone(), c),
+        ]
+    }) {
         let detectors = Detectors::new(&config).unwrap();
         let mut out = Vec::new();
         // Best round of many: the machine is shared, the best is the cost.
@@ -343,7 +362,7 @@ fn throughput() {
         }
         let mb = text.len() as f64 / 1e6;
         println!(
-            "detect {name}: {:.0} MB/s over {} KB ({} findings)",
+            "detect {name} on {text_name}: {:.0} MB/s over {} KB ({} findings)",
             mb / seconds,
             text.len() / 1024,
             out.len()
