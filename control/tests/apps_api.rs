@@ -13,11 +13,26 @@ fn forget_counts_each_distinct_value_once_and_logs_counts_only() {
     let server = Server::start(dir.path());
     let gateway = server.create_key("Shop");
     let eraser = server.add_token("Shop", "erasure", &["forget"]);
-    server.entries(&gateway, &[("email", "mario.rossi@acme.it"), ("phone", "+39 347 123 4567")]);
+    server.entries(
+        &gateway,
+        &[
+            ("email", "mario.rossi@acme.it"),
+            ("phone", "+39 347 123 4567"),
+        ],
+    );
 
     let cases = [
         // (values, forgotten, unknown)
-        (json!(["mario.rossi@acme.it", "mario.rossi@acme.it", "+39 347 123 4567", "nadie@example.org"]), 2, 1),
+        (
+            json!([
+                "mario.rossi@acme.it",
+                "mario.rossi@acme.it",
+                "+39 347 123 4567",
+                "nadie@example.org"
+            ]),
+            2,
+            1,
+        ),
         // Rerunning is safe: what was forgotten now counts as unknown.
         (json!(["mario.rossi@acme.it", "+39 347 123 4567"]), 0, 2),
         // Values are exact (V3): other case is another value.
@@ -25,17 +40,35 @@ fn forget_counts_each_distinct_value_once_and_logs_counts_only() {
         (json!([]), 0, 0),
     ];
     for (values, forgotten, unknown) in cases {
-        let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({ "values": values }));
+        let (status, body) = server.post(
+            "/_latet/apps/v1/forget",
+            Some(&eraser),
+            &json!({ "values": values }),
+        );
         assert_eq!(status, 200, "{body}");
-        assert_eq!(body, json!({"forgotten": forgotten, "unknown": unknown}), "{values}");
+        assert_eq!(
+            body,
+            json!({"forgotten": forgotten, "unknown": unknown}),
+            "{values}"
+        );
     }
     let log = server.admin_log("apps.forgotten");
     assert_eq!(log.len(), 4);
     assert_eq!(log[0]["key"], "Shop");
     assert_eq!(log[0]["token"], "erasure");
-    assert_eq!((log[0]["requested"].as_u64(), log[0]["forgotten"].as_u64(), log[0]["unknown"].as_u64()), (Some(4), Some(2), Some(1)));
+    assert_eq!(
+        (
+            log[0]["requested"].as_u64(),
+            log[0]["forgotten"].as_u64(),
+            log[0]["unknown"].as_u64()
+        ),
+        (Some(4), Some(2), Some(1))
+    );
     let text = serde_json::to_string(&log).unwrap();
-    assert!(!text.contains("mario") && !text.contains("347") && !text.contains("acme"), "the log holds no value");
+    assert!(
+        !text.contains("mario") && !text.contains("347") && !text.contains("acme"),
+        "the log holds no value"
+    );
 }
 
 #[test]
@@ -44,28 +77,86 @@ fn tokens_and_permissions_401_403_400() {
     let server = Server::start(dir.path());
     let first = server.create_key("Shop");
     let eraser = server.add_token("Shop", "erasure", &["forget"]);
-    let forget = |token: Option<&str>, body: &serde_json::Value| server.post("/_latet/apps/v1/forget", token, body);
+    let forget = |token: Option<&str>, body: &serde_json::Value| {
+        server.post("/_latet/apps/v1/forget", token, body)
+    };
     let one = json!({"values": ["x"]});
     let too_many = json!({"values": (0..1001).map(|i| format!("v{i}")).collect::<Vec<_>>()});
     let cases: Vec<(&str, u16, &str)> = vec![
-        ("first token cannot forget", forget(Some(&first), &one).0, "403"),
+        (
+            "first token cannot forget",
+            forget(Some(&first), &one).0,
+            "403",
+        ),
         ("unknown token", forget(Some("lt_0000"), &one).0, "401"),
         ("no token", forget(None, &one).0, "401"),
         ("1,001 values", forget(Some(&eraser), &too_many).0, "400"),
-        ("not JSON", server.post_raw("/_latet/apps/v1/forget", Some(&eraser), "{values").0, "400"),
-        ("values not strings", forget(Some(&eraser), &json!({"values": [1]})).0, "400"),
-        ("forget token on the gateway", server.get("/_latet/gateway/v1/snapshot", Some(&eraser)).0, "403"),
-        ("forget token cannot mask", server.post("/_latet/apps/v1/mask", Some(&eraser), &json!({"text": "a"})).0, "403"),
-        ("admin API with a key token", server.get("/_latet/admin/v1/keys", Some(&first)).0, "401"),
-        ("bad feed query", server.get("/_latet/gateway/v1/events?after=x", Some(&first)).0, "400"),
-        ("wrong wire version", server.post("/_latet/gateway/v1/entries", Some(&first), &json!({"version": 9, "values": []})).0, "400"),
-        ("exactly 1,000 values", forget(Some(&eraser), &json!({"values": (0..1000).map(|i| format!("v{i}")).collect::<Vec<_>>()})).0, "200"),
+        (
+            "not JSON",
+            server
+                .post_raw("/_latet/apps/v1/forget", Some(&eraser), "{values")
+                .0,
+            "400",
+        ),
+        (
+            "values not strings",
+            forget(Some(&eraser), &json!({"values": [1]})).0,
+            "400",
+        ),
+        (
+            "forget token on the gateway",
+            server.get("/_latet/gateway/v1/snapshot", Some(&eraser)).0,
+            "403",
+        ),
+        (
+            "forget token cannot mask",
+            server
+                .post("/_latet/apps/v1/mask", Some(&eraser), &json!({"text": "a"}))
+                .0,
+            "403",
+        ),
+        (
+            "admin API with a key token",
+            server.get("/_latet/admin/v1/keys", Some(&first)).0,
+            "401",
+        ),
+        (
+            "bad feed query",
+            server
+                .get("/_latet/gateway/v1/events?after=x", Some(&first))
+                .0,
+            "400",
+        ),
+        (
+            "wrong wire version",
+            server
+                .post(
+                    "/_latet/gateway/v1/entries",
+                    Some(&first),
+                    &json!({"version": 9, "values": []}),
+                )
+                .0,
+            "400",
+        ),
+        (
+            "exactly 1,000 values",
+            forget(
+                Some(&eraser),
+                &json!({"values": (0..1000).map(|i| format!("v{i}")).collect::<Vec<_>>()}),
+            )
+            .0,
+            "200",
+        ),
     ];
     for (what, status, expected) in cases {
         assert_eq!(status.to_string(), expected, "{what}");
     }
     // A 400 never quotes the body.
-    let (_, body) = server.post_raw("/_latet/apps/v1/forget", Some(&eraser), r#"{"values": "mario.rossi@acme.it"}"#);
+    let (_, body) = server.post_raw(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        r#"{"values": "mario.rossi@acme.it"}"#,
+    );
     assert!(!body.to_string().contains("mario"), "{body}");
 }
 
@@ -86,12 +177,22 @@ fn a_failing_admin_log_forgets_nothing_and_answers_503() {
     let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &values);
     assert_eq!(status, 503, "{body}");
     assert_eq!(body["error"], "unavailable");
-    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/forget", Some(&server.admin_token()), &values);
+    let (status, _) = server.post(
+        "/_latet/admin/v1/keys/Shop/forget",
+        Some(&server.admin_token()),
+        &values,
+    );
     assert_eq!(status, 503);
 
     let after = server.snapshot(&gateway);
-    assert_eq!(after, before, "nothing forgotten: same entries, generation, seq, retired");
-    let (_, feed) = server.get(&format!("/_latet/gateway/v1/events?after={}", before["seq"]), Some(&gateway));
+    assert_eq!(
+        after, before,
+        "nothing forgotten: same entries, generation, seq, retired"
+    );
+    let (_, feed) = server.get(
+        &format!("/_latet/gateway/v1/events?after={}", before["seq"]),
+        Some(&gateway),
+    );
     assert_eq!(feed["events"], json!([]));
 
     // The fault gone, the same call forgets.
@@ -102,7 +203,10 @@ fn a_failing_admin_log_forgets_nothing_and_answers_503() {
 
     let (_, metrics) = server.get("/metrics", None);
     let metrics = metrics.as_str().unwrap().to_string();
-    assert!(metrics.contains(r#"latet_forget_calls_total{path="apps",outcome="unavailable"} 1"#), "{metrics}");
+    assert!(
+        metrics.contains(r#"latet_forget_calls_total{path="apps",outcome="unavailable"} 1"#),
+        "{metrics}"
+    );
     assert!(metrics.contains(r#"latet_forget_calls_total{path="apps",outcome="ok"} 1"#));
 }
 
@@ -112,23 +216,49 @@ fn a_disabled_key_refuses_all_but_forget() {
     let server = Server::start(dir.path());
     let gateway = server.create_key("Shop");
     let eraser = server.add_token("Shop", "erasure", &["forget"]);
-    server.entries(&gateway, &[("phone", "+39 347 123 4567"), ("name", "Mario Rossi")]);
+    server.entries(
+        &gateway,
+        &[("phone", "+39 347 123 4567"), ("name", "Mario Rossi")],
+    );
     let admin = server.admin_token();
-    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/disable", Some(&admin), &json!({}));
+    let (status, _) = server.post(
+        "/_latet/admin/v1/keys/Shop/disable",
+        Some(&admin),
+        &json!({}),
+    );
     assert_eq!(status, 200);
 
     let (status, body) = server.get("/_latet/gateway/v1/snapshot", Some(&gateway));
-    assert_eq!((status, body["error"].as_str()), (403, Some("key_disabled")));
-    let (status, _) = server.post("/_latet/apps/v1/mask", Some(&gateway), &json!({"text": "x"}));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("key_disabled"))
+    );
+    let (status, _) = server.post(
+        "/_latet/apps/v1/mask",
+        Some(&gateway),
+        &json!({"text": "x"}),
+    );
     assert_eq!(status, 403);
 
     // F4: forget works with the key disabled, both ways.
-    let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["Mario Rossi"]}));
+    let (status, body) = server.post(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        &json!({"values": ["Mario Rossi"]}),
+    );
     assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
-    let (status, body) = server.post("/_latet/admin/v1/keys/Shop/forget", Some(&admin), &json!({"values": ["+39 347 123 4567"]}));
+    let (status, body) = server.post(
+        "/_latet/admin/v1/keys/Shop/forget",
+        Some(&admin),
+        &json!({"values": ["+39 347 123 4567"]}),
+    );
     assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
 
-    let (status, _) = server.post("/_latet/admin/v1/keys/Shop/enable", Some(&admin), &json!({}));
+    let (status, _) = server.post(
+        "/_latet/admin/v1/keys/Shop/enable",
+        Some(&admin),
+        &json!({}),
+    );
     assert_eq!(status, 200);
     let snapshot = server.snapshot(&gateway);
     assert_eq!(snapshot["entries"], json!([]));
@@ -146,7 +276,10 @@ fn the_long_poll_wakes_within_100_ms_of_a_forget() {
 
     // Without events, the poll waits out its wait_ms.
     let started = Instant::now();
-    let (_, empty) = server.get(&format!("/_latet/gateway/v1/events?after={head}&wait_ms=300"), Some(&gateway));
+    let (_, empty) = server.get(
+        &format!("/_latet/gateway/v1/events?after={head}&wait_ms=300"),
+        Some(&gateway),
+    );
     assert_eq!(empty["events"], json!([]));
     assert!(started.elapsed() >= Duration::from_millis(290));
 
@@ -154,7 +287,9 @@ fn the_long_poll_wakes_within_100_ms_of_a_forget() {
     let token = gateway.clone();
     let poll = std::thread::spawn(move || {
         let answer: serde_json::Value = agent()
-            .get(&format!("{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"))
+            .get(&format!(
+                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
+            ))
             .set("Authorization", &format!("Bearer {token}"))
             .call()
             .unwrap()
@@ -163,12 +298,19 @@ fn the_long_poll_wakes_within_100_ms_of_a_forget() {
         (Instant::now(), answer)
     });
     std::thread::sleep(Duration::from_millis(500));
-    let (status, _) = server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["Mario Rossi"]}));
+    let (status, _) = server.post(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        &json!({"values": ["Mario Rossi"]}),
+    );
     let forgotten_at = Instant::now();
     assert_eq!(status, 200);
     let (woke_at, answer) = poll.join().unwrap();
     let late = woke_at.saturating_duration_since(forgotten_at);
-    assert!(late < Duration::from_millis(100), "woke {late:?} after the forget answered");
+    assert!(
+        late < Duration::from_millis(100),
+        "woke {late:?} after the forget answered"
+    );
     assert_eq!(answer["events"][0]["type"], "forgotten");
     assert_eq!(answer["events"][0]["seq"], head + 1);
 }
@@ -180,16 +322,35 @@ fn mask_and_restore_plain_text_for_apps() {
     let token = server.create_key("Shop");
     let eraser = server.add_token("Shop", "erasure", &["forget"]);
     let line = "2024-05-01 order 17 by mario.rossi@acme.it";
-    let (status, masked) = server.post("/_latet/apps/v1/mask", Some(&token), &json!({ "text": line }));
+    let (status, masked) = server.post(
+        "/_latet/apps/v1/mask",
+        Some(&token),
+        &json!({ "text": line }),
+    );
     assert_eq!(status, 200, "{masked}");
     let masked = masked["text"].as_str().unwrap().to_string();
-    assert!(!masked.contains("mario.rossi") && masked.starts_with("2024-05-01 order 17 by "), "{masked}");
-    let (_, restored) = server.post("/_latet/apps/v1/restore", Some(&token), &json!({ "texts": [masked.clone(), "nothing here"] }));
+    assert!(
+        !masked.contains("mario.rossi") && masked.starts_with("2024-05-01 order 17 by "),
+        "{masked}"
+    );
+    let (_, restored) = server.post(
+        "/_latet/apps/v1/restore",
+        Some(&token),
+        &json!({ "texts": [masked.clone(), "nothing here"] }),
+    );
     assert_eq!(restored, json!({ "texts": [line, "nothing here"] }));
 
     // After a forget the old surrogate restores nothing (F7).
-    server.post("/_latet/apps/v1/forget", Some(&eraser), &json!({"values": ["mario.rossi@acme.it"]}));
-    let (_, restored) = server.post("/_latet/apps/v1/restore", Some(&token), &json!({ "text": masked.clone() }));
+    server.post(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        &json!({"values": ["mario.rossi@acme.it"]}),
+    );
+    let (_, restored) = server.post(
+        "/_latet/apps/v1/restore",
+        Some(&token),
+        &json!({ "text": masked.clone() }),
+    );
     let restored = restored["text"].as_str().unwrap();
     assert!(!restored.contains("mario.rossi"), "{restored}");
 }

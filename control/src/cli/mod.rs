@@ -135,11 +135,29 @@ enum KeysCommand {
 
 /// Runs the command line; returns the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if args.len() <= 1 {
+        // clap would print the whole help; a short usage names the mistake.
+        eprintln!(
+            "error: latet requires a subcommand: `serve` or `server`\n\n\
+             Usage: latet serve --db FILE --listen ADDR --admin-token-file FILE\n       \
+             latet server --server URL [--admin-token-file FILE] <keys|log> ...\n\n\
+             For more information, try '--help'."
+        );
+        return 2;
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            return if err.use_stderr() { 2 } else { 0 };
+            if !err.use_stderr() {
+                return 0; // --help, --version
+            }
+            if !err.render().to_string().contains("Usage:") {
+                use clap::CommandFactory;
+                eprintln!("{}", Cli::command().render_usage());
+            }
+            return 2;
         }
     };
     let result = match cli.command {

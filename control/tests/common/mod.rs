@@ -185,11 +185,17 @@ fn answer(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
         Ok(response) => {
             let status = response.status();
             let text = response.into_string().unwrap();
-            (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+            (
+                status,
+                serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            )
         }
         Err(ureq::Error::Status(status, response)) => {
             let text = response.into_string().unwrap();
-            (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+            (
+                status,
+                serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            )
         }
         Err(err) => panic!("transport error: {err}"),
     }
@@ -216,7 +222,8 @@ pub fn salt_of(snapshot: &Value) -> Vec<u8> {
 /// Whether the snapshot lists `surrogate` as retired (hash and lead bucket).
 pub fn is_retired(snapshot: &Value, surrogate: &str) -> bool {
     let salt = salt_of(snapshot);
-    let hash = latet_core::keyed_hash::to_hex(&latet_core::keyed_hash::retired_hash(&salt, surrogate));
+    let hash =
+        latet_core::keyed_hash::to_hex(&latet_core::keyed_hash::retired_hash(&salt, surrogate));
     let lead = latet_core::text::lead_bucket(surrogate);
     snapshot["retired"]
         .as_array()

@@ -1,0 +1,290 @@
+//! The admin CLI against a real server: keys, tokens, log, and `keys forget`
+//! (file mode, --yes, refusals, batching).
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::process::{Command, Output, Stdio};
+
+fn run(command: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.stdin(Stdio::null()).output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+fn values_file(dir: &std::path::Path, values: &[String]) -> std::path::PathBuf {
+    let path = dir.join("erasure.txt");
+    std::fs::write(&path, values.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn keys_tokens_and_log_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let out = dir.path().join("shop.token");
+    let (code, stdout, _) = run(server
+        .cli()
+        .args(["keys", "create", "Shop", "--out"])
+        .arg(&out));
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("gateway, analyze, mask, restore"),
+        "{stdout}"
+    );
+    let token = std::fs::read_to_string(&out).unwrap().trim().to_string();
+    assert!(!stdout.contains(&token), "the token is never printed");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let admin = std::fs::metadata(dir.path().join("admin.token")).unwrap();
+        assert_eq!(admin.permissions().mode() & 0o777, 0o600);
+    }
+    server.entries(&token, &[("name", "Mario Rossi")]);
+
+    let eraser_file = dir.path().join("erasure.token");
+    let (code, stdout, _) = run(server
+        .cli()
+        .args(["keys", "add-token", "Shop", "erasure", "--forget", "--out"])
+        .arg(&eraser_file));
+    assert_eq!(code, 0, "{stdout}");
+    let eraser = std::fs::read_to_string(&eraser_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let (status, _) = server.post(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        &json!({"values": ["Mario Rossi"]}),
+    );
+    assert_eq!(status, 200);
+
+    let (code, _, stderr) = run(server
+        .cli()
+        .args(["keys", "add-token", "Shop", "none", "--out"])
+        .arg(dir.path().join("x")));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("at least one permission"));
+
+    assert_eq!(run(server.cli().args(["keys", "disable", "Shop"])).0, 0);
+    let (code, stdout, _) = run(server.cli().args(["keys", "list"]));
+    assert_eq!(code, 0);
+    let line = stdout.lines().find(|l| l.starts_with("Shop")).unwrap();
+    assert!(line.contains("disabled"), "{line}");
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>()[2..5],
+        ["0", "1", "1000000"]
+    );
+    assert_eq!(run(server.cli().args(["keys", "enable", "Shop"])).0, 0);
+
+    let (code, stdout, _) = run(server.cli().args(["log", "--action", "apps.forgotten"]));
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "apps.forgotten key=\"Shop\" token=\"erasure\" requested=1 forgotten=1 unknown=0"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Mario"));
+    let (_, stdout, _) = run(server.cli().arg("log"));
+    for action in [
+        "key.created",
+        "token.added",
+        "key.disabled",
+        "key.enabled",
+        "apps.forgotten",
+    ] {
+        assert!(stdout.contains(action), "{action} missing from {stdout}");
+    }
+
+    let (code, _, stderr) = run(server.cli().args(["keys", "enable", "Nope"]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("not found"), "{stderr}");
+}
+
+#[test]
+fn keys_forget_from_a_file_with_yes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    server.entries(
+        &token,
+        &[
+            ("email", "mario.rossi@acme.it"),
+            ("phone", "+39 347 123 4567"),
+        ],
+    );
+    let file = values_file(
+        dir.path(),
+        &[
+            "mario.rossi@acme.it".into(),
+            "Mario Rossi".into(),
+            "mario.rossi@acme.it".into(),
+        ],
+    );
+    let (code, stdout, stderr) = run(server
+        .cli()
+        .args(["keys", "forget", "Shop", "--yes", "--file"])
+        .arg(&file));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Read 3 values (2 distinct)."), "{stdout}");
+    assert!(stdout.contains("Forgotten: 1"), "{stdout}");
+    assert!(stdout.contains("Unknown: 1"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("Delete {}", file.display())),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("mario") && !stderr.contains("mario"),
+        "no value printed"
+    );
+    let snapshot = server.snapshot(&token);
+    assert!(surrogate_of(&snapshot, "mario.rossi@acme.it").is_none());
+    assert!(surrogate_of(&snapshot, "+39 347 123 4567").is_some());
+    let log = server.admin_log("key.forgotten");
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (
+            log[0]["requested"].as_u64(),
+            log[0]["forgotten"].as_u64(),
+            log[0]["unknown"].as_u64()
+        ),
+        (Some(3), Some(1), Some(1))
+    );
+
+    // Rerunning is safe: the forgotten value now counts as unknown.
+    let (code, stdout, _) = run(server
+        .cli()
+        .args(["keys", "forget", "Shop", "--yes", "--file"])
+        .arg(&file));
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Forgotten: 0") && stdout.contains("Unknown: 2"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn keys_forget_refusals_send_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    server.entries(&token, &[("email", "mario.rossi@acme.it")]);
+    let file = values_file(dir.path(), &["mario.rossi@acme.it".into()]);
+    let before = server.snapshot(&token);
+
+    // (what, extra args, extra env, message fragment)
+    let cases: [(&str, Vec<String>, Option<(&str, &str)>, &str); 5] = [
+        (
+            "no terminal, no --yes",
+            vec!["--file".into(), file.display().to_string()],
+            None,
+            "--yes",
+        ),
+        (
+            "no terminal, no --file",
+            vec!["--yes".into()],
+            None,
+            "--file",
+        ),
+        (
+            "inside an agent",
+            vec!["--yes".into(), "--file".into(), file.display().to_string()],
+            Some(("CLAUDECODE", "1")),
+            "AI agent",
+        ),
+        (
+            "inside another agent",
+            vec!["--yes".into(), "--file".into(), file.display().to_string()],
+            Some(("AIDER_MODEL", "x")),
+            "AI agent",
+        ),
+        (
+            "a value on argv",
+            vec!["mario.rossi@acme.it".into(), "--yes".into()],
+            None,
+            "never takes values from the command line",
+        ),
+    ];
+    for (what, args, env, fragment) in cases {
+        let mut command = server.cli();
+        command.args(["keys", "forget", "Shop"]).args(&args);
+        if let Some((name, value)) = env {
+            command.env(name, value);
+        }
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, 2, "{what}: {stdout}{stderr}");
+        assert!(stderr.contains(fragment), "{what}: {stderr}");
+        assert!(
+            !stderr.contains("mario") && !stdout.contains("mario"),
+            "{what}: a value was echoed"
+        );
+    }
+    assert_eq!(server.snapshot(&token), before);
+    assert!(server.admin_log("key.forgotten").is_empty());
+}
+
+#[test]
+fn keys_forget_sends_batches_of_at_most_1000() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    let values: Vec<String> = (0..2500).map(|i| format!("Persona Lote{i}")).collect();
+    for chunk in values[..1200].chunks(1000) {
+        let pairs: Vec<(&str, &str)> = chunk.iter().map(|v| ("name", v.as_str())).collect();
+        server.entries(&token, &pairs);
+    }
+    let file = values_file(dir.path(), &values);
+    let (code, stdout, stderr) = run(server
+        .cli()
+        .args(["keys", "forget", "Shop", "--yes", "--file"])
+        .arg(&file));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Read 2500 values"), "{stdout}");
+    assert!(stdout.contains("Batch 3 of 3"), "{stdout}");
+    assert!(
+        stdout.contains("Forgotten: 1200") && stdout.contains("Unknown: 1300"),
+        "{stdout}"
+    );
+    let log = server.admin_log("key.forgotten");
+    let requested: Vec<u64> = log
+        .iter()
+        .map(|r| r["requested"].as_u64().unwrap())
+        .collect();
+    assert_eq!(requested, vec![1000, 1000, 500]);
+    assert_eq!(server.snapshot(&token)["entries"], json!([]));
+}
+
+#[test]
+fn bad_arguments_print_a_short_usage_naming_the_mistake() {
+    let cases: [(&[&str], &str); 4] = [
+        (&[], "requires a subcommand"),
+        (&["frobnicate"], "frobnicate"),
+        (&["serve", "--listen", "nowhere"], "--listen"),
+        (&["server", "keys", "list"], "--server"),
+    ];
+    for (args, fragment) in cases {
+        let mut command = Command::new(BIN);
+        let (code, _, stderr) = run(clean_env(&mut command).args(args));
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stderr.contains(fragment), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage"), "{args:?}: {stderr}");
+        assert!(
+            stderr.lines().count() < 12,
+            "{args:?}: usage is short: {stderr}"
+        );
+    }
+}
