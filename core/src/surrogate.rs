@@ -70,7 +70,7 @@ pub fn derive(
             Kind::Name => Some(person::derive(&mut rng, value)),
             Kind::Custom(_) => None,
         };
-        match candidate {
+        match candidate.map(|c| shape::json_safe(c, kind == &Kind::Secret)) {
             Some(candidate) if candidate != value && !candidate.is_empty() => return candidate,
             Some(_) => continue,
             // Not in the format's shape: every further draw fails the same way.

@@ -3,7 +3,7 @@
 
 use super::names::{fold_ascii_lower, folded_words, lookup, pick_name, NameRole, NAME_LISTS};
 use super::rng::SeedRng;
-use super::shape::CaseStyle;
+use super::shape::{self, CaseStyle};
 
 /// Words kept as written: titles and surname particles carry no identity.
 const KEPT_WORDS: &[&str] = &[
@@ -89,7 +89,11 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> String {
         _ => rng.below(NAME_LISTS.len()),
     };
     let name_words: Vec<usize> = (0..words.len())
-        .filter(|&i| words.get(i).is_some_and(|w| !is_kept(w) && !is_initial(w)))
+        .filter(|&i| {
+            words.get(i).is_some_and(|w| {
+                !is_kept(w) && !is_initial(w) && w.chars().any(char::is_alphabetic)
+            })
+        })
         .collect();
 
     let mut out = String::with_capacity(value.len() + 8);
@@ -147,6 +151,10 @@ fn replace_word(
                 out.push('.');
             }
             return out;
+        }
+        // A number among the words (`Mario Rossi 2`) keeps its shape only.
+        if !word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) {
+            return shape::mutate(rng, word);
         }
         return word.to_string();
     };

@@ -107,6 +107,27 @@ pub fn force_change(rng: &mut SeedRng, value: &str, candidate: String) -> String
     (0..len).map(|_| rng.pick_char(LOWER)).collect()
 }
 
+/// `s` with the chars JSON would escape replaced by safe look-alikes (`"`
+/// → `'`, `\` → `/`, control chars → space), so a surrogate is written
+/// as is in a JSON string; `keep_line_breaks` keeps `\n` and `\r` (PEM
+/// blocks are secrets of several lines).
+pub fn json_safe(s: String, keep_line_breaks: bool) -> String {
+    let unsafe_char = |c: char| {
+        c == '"' || c == '\\' || (c.is_control() && !(keep_line_breaks && (c == '\n' || c == '\r')))
+    };
+    if !s.chars().any(unsafe_char) {
+        return s;
+    }
+    s.chars()
+        .map(|c| match c {
+            '"' => '\'',
+            '\\' => '/',
+            c if unsafe_char(c) => ' ',
+            c => c,
+        })
+        .collect()
+}
+
 /// True when `s` needs no escaping inside a JSON string.
 #[cfg(test)]
 pub fn is_json_safe(s: &str) -> bool {
@@ -156,6 +177,20 @@ mod tests {
                 assert_eq!(a.is_uppercase(), b.is_uppercase(), "case {i}");
                 assert_eq!(a.is_lowercase(), b.is_lowercase(), "case {i}");
             }
+        }
+    }
+
+    #[test]
+    fn json_safe_replaces_what_json_escapes() {
+        let cases = [
+            ("plain text", false, "plain text"),
+            ("a\"b\\c\td", false, "a'b/c d"),
+            ("line\nbreak\r\n", false, "line break  "),
+            ("line\nbreak\r\n", true, "line\nbreak\r\n"),
+            ("tab\t", true, "tab "),
+        ];
+        for (input, keep, expected) in cases {
+            assert_eq!(json_safe(input.to_string(), keep), expected, "{input:?}");
         }
     }
 

@@ -290,6 +290,14 @@ fn collisions_between_distinct_values_are_rare() {
     }
 }
 
+/// No char JSON escapes, but for the line breaks of a multi-line secret.
+fn json_safe_for(kind: &Kind, out: &str) -> bool {
+    match kind {
+        Kind::Secret => shape::is_json_safe(&out.replace(['\n', '\r'], "")),
+        _ => shape::is_json_safe(out),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -303,6 +311,8 @@ proptest! {
             let out = derive(KEY, generation, &kind, &value, counter, None);
             prop_assert!(!out.is_empty());
             prop_assert_ne!(&out, &value);
+            prop_assert!(json_safe_for(&kind, &out));
+            prop_assert_eq!(&out, &derive(KEY, generation, &kind, &value, counter, None));
         }
     }
 
@@ -312,6 +322,7 @@ proptest! {
             let out = derive(KEY, 1, &kind, &value, 0, Some("x.it"));
             prop_assert!(!out.is_empty());
             prop_assert_ne!(&out, &value);
+            prop_assert!(json_safe_for(&kind, &out));
         }
     }
 }
