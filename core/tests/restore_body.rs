@@ -1,6 +1,8 @@
 //! Whole-answer restore: provider answers, plain text, and mask-then-restore
 //! round trips on random text and JSON.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "restore_support.rs"]
 mod support;
 
@@ -28,7 +30,9 @@ fn check_answer(path: &str, expected: &[(&str, Value)], want_stats: RestoreStats
     let mut want: Value = serde_json::from_slice(&body).unwrap();
     let got: Value = serde_json::from_slice(&restored).unwrap();
     for (pointer, value) in expected {
-        let at = got.pointer(pointer).unwrap_or_else(|| panic!("{path}: no {pointer}"));
+        let at = got
+            .pointer(pointer)
+            .unwrap_or_else(|| panic!("{path}: no {pointer}"));
         match (at.as_str(), value) {
             (Some(text), Value::Object(_)) => {
                 let parsed: Value = serde_json::from_str(text).unwrap();
@@ -43,9 +47,16 @@ fn check_answer(path: &str, expected: &[(&str, Value)], want_stats: RestoreStats
     }
     assert_eq!(got, want, "{path}: only the listed strings change");
     // Bytes: the pretty-printed fixture keeps every line without a surrogate.
-    let (before, after) = (String::from_utf8(body).unwrap(), String::from_utf8(restored).unwrap());
+    let (before, after) = (
+        String::from_utf8(body).unwrap(),
+        String::from_utf8(restored).unwrap(),
+    );
     assert_eq!(before.lines().count(), after.lines().count());
-    let changed = before.lines().zip(after.lines()).filter(|(a, b)| a != b).count();
+    let changed = before
+        .lines()
+        .zip(after.lines())
+        .filter(|(a, b)| a != b)
+        .count();
     assert!(changed <= expected.len(), "{path}: {changed} lines changed");
 }
 
@@ -90,7 +101,9 @@ fn anthropic_messages_answer_leaves_signed_thinking_alone() {
         &[
             (
                 "/content/1/text",
-                json!("Sure: I will write to Mario Rossi (Project \"Blue\" Fox) and copy José Núñez."),
+                json!(
+                    "Sure: I will write to Mario Rossi (Project \"Blue\" Fox) and copy José Núñez."
+                ),
             ),
             ("/content/2/input/to", json!("mario.rossi@acme.it")),
             ("/content/2/input/cc/0", json!("José Núñez")),
@@ -108,10 +121,25 @@ fn restores_text_by_the_rules() {
         ("Hi Luca Bianchi.", "Hi Mario Rossi.", 1, 0),
         ("Hi Luca, and Luca Bianchi", "Hi Ugo, and Mario Rossi", 2, 0),
         ("xLuca Lucas Luca_b", "xLuca Lucas Luca_b", 0, 0),
-        ("mail laura.bianchi@qzv-corp.it now", "mail mario.rossi@acme.it now", 1, 0),
+        (
+            "mail laura.bianchi@qzv-corp.it now",
+            "mail mario.rossi@acme.it now",
+            1,
+            0,
+        ),
         ("site qzv-corp.it", "site acme.it", 1, 0),
-        ("old ana.lopez@qzv-corp.it", "old ana.lopez@qzv-corp.it", 0, 1),
-        ("Carla Verdi and Andrés Peña", "Carla Verdi and José Núñez", 1, 1),
+        (
+            "old ana.lopez@qzv-corp.it",
+            "old ana.lopez@qzv-corp.it",
+            0,
+            1,
+        ),
+        (
+            "Carla Verdi and Andrés Peña",
+            "Carla Verdi and José Núñez",
+            1,
+            1,
+        ),
         ("code Orchid Nine", "code Project \"Blue\" Fox", 1, 0),
         ("+39 348 765 4321", "+39 347 123 4567", 1, 0),
         ("nothing here", "nothing here", 0, 0),
@@ -127,18 +155,31 @@ fn restores_text_by_the_rules() {
 fn json_bodies_escape_restored_values() {
     let index = vault_index();
     let cases: [(&str, Option<&str>); 6] = [
-        (r#"{"a":"Orchid Nine"}"#, Some(r#"{"a":"Project \"Blue\" Fox"}"#)),
+        (
+            r#"{"a":"Orchid Nine"}"#,
+            Some(r#"{"a":"Project \"Blue\" Fox"}"#),
+        ),
         // An escaped surrogate is found; the rest of the string keeps its escapes.
-        (r#"{"a":"\u0041ndr\u00e9s Pe\u00f1a \u00e9"}"#, Some(r#"{"a":"José Núñez \u00e9"}"#)),
+        (
+            r#"{"a":"\u0041ndr\u00e9s Pe\u00f1a \u00e9"}"#,
+            Some(r#"{"a":"José Núñez \u00e9"}"#),
+        ),
         // JSON text inside a string: escaped twice.
-        (r#"["{\"k\":\"Orchid Nine\"}"]"#, Some(r#"["{\"k\":\"Project \\\"Blue\\\" Fox\"}"]"#)),
+        (
+            r#"["{\"k\":\"Orchid Nine\"}"]"#,
+            Some(r#"["{\"k\":\"Project \\\"Blue\\\" Fox\"}"]"#),
+        ),
         (r#""Luca Bianchi""#, Some(r#""Mario Rossi""#)),
         (r#"{"Luca Bianchi": 1, "n": [1, true, null]}"#, None),
         (r#"{"signature":"Luca Bianchi","thinking":"Luca"}"#, None),
     ];
     for (body, want) in cases {
         let (got, _) = restore_body(&index, body.as_bytes());
-        assert_eq!(got.as_deref().map(|b| std::str::from_utf8(b).unwrap()), want, "{body}");
+        assert_eq!(
+            got.as_deref().map(|b| std::str::from_utf8(b).unwrap()),
+            want,
+            "{body}"
+        );
     }
 }
 
@@ -164,7 +205,16 @@ fn text_strategy() -> impl Strategy<Value = (String, String, usize)> {
         "[a-z]{1,8}".prop_map(|w| (w.clone(), w, false)),
         (0..entries.len()).prop_map(move |i| (entries[i].1.clone(), entries[i].2.clone(), true)),
     ];
-    let sep = prop_oneof![Just(" "), Just(", "), Just(". "), Just("\n"), Just(" ("), Just(") "), Just(": "), Just("\t")];
+    let sep = prop_oneof![
+        Just(" "),
+        Just(", "),
+        Just(". "),
+        Just("\n"),
+        Just(" ("),
+        Just(") "),
+        Just(": "),
+        Just("\t")
+    ];
     proptest::collection::vec((piece, sep), 0..24).prop_map(|pieces| {
         let mut original = String::new();
         let mut masked = String::new();
@@ -210,7 +260,8 @@ fn json_strategy() -> impl Strategy<Value = (Value, Value, usize)> {
             proptest::collection::vec(text_strategy(), 0..4).prop_map(|texts| {
                 let n = texts.iter().map(|t| t.2).sum();
                 let (o, m): (Vec<_>, Vec<_>) = texts.into_iter().map(|(o, m, _)| (o, m)).unzip();
-                let wrap = |v: Vec<String>| json!(serde_json::to_string(&json!({ "args": v })).unwrap());
+                let wrap =
+                    |v: Vec<String>| json!(serde_json::to_string(&json!({ "args": v })).unwrap());
                 (wrap(o), wrap(m), n)
             }),
         ]
@@ -225,8 +276,14 @@ fn count_values(o: &Value, m: &Value) -> usize {
             let index = vault_index();
             restore_text(&index, b).1.restored.max(1)
         }
-        (Value::Array(a), Value::Array(b)) => a.iter().zip(b).map(|(x, y)| count_values(x, y)).sum(),
-        (Value::Object(a), Value::Object(b)) => a.values().zip(b.values()).map(|(x, y)| count_values(x, y)).sum(),
+        (Value::Array(a), Value::Array(b)) => {
+            a.iter().zip(b).map(|(x, y)| count_values(x, y)).sum()
+        }
+        (Value::Object(a), Value::Object(b)) => a
+            .values()
+            .zip(b.values())
+            .map(|(x, y)| count_values(x, y))
+            .sum(),
         _ => 0,
     }
 }

@@ -3,6 +3,8 @@
 //! streamed restore equals the whole restore, and that nothing but
 //! surrogates changes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "restore_support.rs"]
 mod support;
 
@@ -44,11 +46,16 @@ fn each_stream_restores_its_slots() {
         ana.lopez@qzv-corp.it left. Call +39 347 123 4567";
     let anthropic_text =
         "Sure: I will write to Mario Rossi (Project \"Blue\" Fox) and copy José Núñez. Ugo? Ask Ugo";
-    let cases: Vec<(&str, Vec<(&str, &str)>, RestoreStats)> = vec![
+    /// (stream, expected text of each slot, stats)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, RestoreStats);
+    let cases: Vec<Case> = vec![
         (
             STREAMS[0],
             vec![("chat/0/content", chat_text)],
-            RestoreStats { restored: 6, declined_retired: 1 },
+            RestoreStats {
+                restored: 6,
+                declined_retired: 1,
+            },
         ),
         (
             STREAMS[1],
@@ -62,7 +69,10 @@ fn each_stream_restores_its_slots() {
                     r#"{"query":"Mario Rossi","phone":"+39 347 123 4567","old":"Carla Verdi"}"#,
                 ),
             ],
-            RestoreStats { restored: 6, declined_retired: 1 },
+            RestoreStats {
+                restored: 6,
+                declined_retired: 1,
+            },
         ),
         (
             STREAMS[2],
@@ -77,7 +87,10 @@ fn each_stream_restores_its_slots() {
             // content_part.done and output_item.done (4 each),
             // function_call_arguments.done and output_item.done (2 each),
             // response.completed (4 + 2). Retired: ana.lopez@… in 5 texts.
-            RestoreStats { restored: 28, declined_retired: 5 },
+            RestoreStats {
+                restored: 28,
+                declined_retired: 5,
+            },
         ),
         (
             STREAMS[3],
@@ -88,14 +101,19 @@ fn each_stream_restores_its_slots() {
                     r#"{"to": "mario.rossi@acme.it", "cc": ["José Núñez", "Carla Verdi"], "subject": "Project \"Blue\" Fox"}"#,
                 ),
             ],
-            RestoreStats { restored: 7, declined_retired: 1 },
+            RestoreStats {
+                restored: 7,
+                declined_retired: 1,
+            },
         ),
     ];
     for (path, expected, expected_stats) in cases {
         let (out, stats) = restore_whole_stream(&index, &fixture(path));
         let texts = slot_texts(&out);
         for (slot, want) in expected {
-            let got = texts.get(slot).unwrap_or_else(|| panic!("{path}: no slot {slot}"));
+            let got = texts
+                .get(slot)
+                .unwrap_or_else(|| panic!("{path}: no slot {slot}"));
             if want.starts_with('{') {
                 assert!(same_json(got, want), "{path} {slot}: {got}");
             } else {
@@ -115,7 +133,10 @@ fn streamed_slots_equal_the_whole_restore_of_their_text() {
         let original = slot_texts(&stream);
         let (out, _) = restore_whole_stream(&index, &stream);
         let restored = slot_texts(&out);
-        assert_eq!(original.keys().collect::<Vec<_>>(), restored.keys().collect::<Vec<_>>());
+        assert_eq!(
+            original.keys().collect::<Vec<_>>(),
+            restored.keys().collect::<Vec<_>>()
+        );
         for (slot, text) in &original {
             let whole = restore_slot_text(&index, text);
             let got = &restored[slot];
@@ -127,7 +148,11 @@ fn streamed_slots_equal_the_whole_restore_of_their_text() {
         }
         // With nothing to restore, not a byte changes.
         let (same, stats) = restore_whole_stream(&empty, &stream);
-        assert_eq!(String::from_utf8_lossy(&same), String::from_utf8_lossy(&stream), "{path}");
+        assert_eq!(
+            String::from_utf8_lossy(&same),
+            String::from_utf8_lossy(&stream),
+            "{path}"
+        );
         assert_eq!(stats, RestoreStats::default());
     }
 }
@@ -144,7 +169,10 @@ fn every_split_position_restores_the_same() {
             }
             // Byte by byte.
             let cuts: Vec<usize> = (1..stream.len()).collect();
-            assert!(restore_in_pieces(&index, &stream, &cuts) == whole, "{path}: byte by byte");
+            assert!(
+                restore_in_pieces(&index, &stream, &cuts) == whole,
+                "{path}: byte by byte"
+            );
         }
     }
 }
@@ -163,7 +191,9 @@ fn passes_everything_but_text_fields_through() {
         assert!(out.contains(kept), "{kept}");
     }
     let (out, _) = restore_whole_stream(&index, &fixture("streams/openai_chat.sse"));
-    assert!(String::from_utf8(out).unwrap().ends_with("data: [DONE]\n\n"));
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .ends_with("data: [DONE]\n\n"));
 }
 
 #[test]
@@ -174,10 +204,17 @@ fn a_held_tail_goes_out_in_a_cloned_delta_before_the_slot_ends() {
     let events: Vec<&str> = out.split("\n\n").filter(|e| !e.is_empty()).collect();
     // "Orchid Nine" at the very end is held until the finish_reason chunk,
     // then sent in a delta cloned from the last one, right before it.
-    let flush = events.iter().position(|e| e.contains("Project \\\"Blue\\\" Fox")).unwrap();
+    let flush = events
+        .iter()
+        .position(|e| e.contains("Project \\\"Blue\\\" Fox"))
+        .unwrap();
     assert!(events[flush + 1].contains(r#""finish_reason":"stop""#));
     assert!(events[flush].contains(r#""finish_reason":null"#));
-    assert!(events[flush].contains(r#""delta":{"content":"Project \"Blue\" Fox"}"#), "{}", events[flush]);
+    assert!(
+        events[flush].contains(r#""delta":{"content":"Project \"Blue\" Fox"}"#),
+        "{}",
+        events[flush]
+    );
 }
 
 #[test]
@@ -224,7 +261,10 @@ fn a_forget_mid_stream_declines_the_held_surrogate() {
         .apply_event(&Event {
             seq: 1,
             body: EventBody::Forgotten {
-                ids: vec![EntryId(latet_core::keyed_hash::entry_id(ID_KEY, "Mario Rossi"))],
+                ids: vec![EntryId(latet_core::keyed_hash::entry_id(
+                    ID_KEY,
+                    "Mario Rossi",
+                ))],
                 retired: vec![retired("Luca Bianchi")],
                 generation: 2,
             },
@@ -233,13 +273,19 @@ fn a_forget_mid_stream_declines_the_held_surrogate() {
     let mut stats = restorer.push(&index, &stream[cut..], &mut out);
     stats += restorer.finish(&index, &mut out);
     let text = &slot_texts(&out)["chat/0/content"];
-    assert!(text.starts_with("I wrote to Luca Bianchi at mario.rossi@acme.it"), "{text}");
+    assert!(
+        text.starts_with("I wrote to Luca Bianchi at mario.rossi@acme.it"),
+        "{text}"
+    );
     assert!(!text.contains("Mario Rossi"));
     assert_eq!(stats.declined_retired, 2, "Luca Bianchi and Carla Verdi");
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> usize {
-    haystack.windows(needle.len()).position(|w| w == needle).unwrap()
+    haystack
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap()
 }
 
 proptest! {
@@ -278,7 +324,9 @@ fn masked_text() -> impl Strategy<Value = String> {
 
 /// `text` cut at the given char positions.
 fn cut_text(text: &str, cuts: &[proptest::sample::Index]) -> Vec<String> {
-    let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let bounds: Vec<usize> = (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
     let mut at: Vec<usize> = cuts.iter().map(|c| bounds[c.index(bounds.len())]).collect();
     at.sort_unstable();
     at.push(text.len());
@@ -297,7 +345,13 @@ fn ascii_json(value: &serde_json::Value) -> String {
     serde_json::to_string(value)
         .unwrap()
         .chars()
-        .map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) })
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                format!("\\u{:04x}", c as u32)
+            }
+        })
         .collect()
 }
 

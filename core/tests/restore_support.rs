@@ -1,6 +1,6 @@
 //! Shared helpers of the restore tests (included with `#[path]`): the test
 //! vault, fixtures, and feeding a stream in pieces.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use latet_core::keyed_hash::{entry_id, retired_hash};
 use latet_core::restore::{RestoreStats, SseRestorer};
@@ -60,17 +60,17 @@ pub fn retired(surrogate: &str) -> RetiredSurrogate {
 }
 
 /// An index of the given entries (kind, value, surrogate) and retired surrogates.
-pub fn index_of(entries: &[(String, String, String)], retired_surrogates: &[String]) -> SnapshotIndex {
+pub fn index_of(
+    entries: &[(String, String, String)],
+    retired_surrogates: &[String],
+) -> SnapshotIndex {
     SnapshotIndex::from_snapshot(Snapshot {
         version: 1,
         generation: 1,
         seq: 0,
         retired_salt: SALT_HEX.to_string(),
         retired: retired_surrogates.iter().map(|s| retired(s)).collect(),
-        entries: entries
-            .iter()
-            .map(|(k, v, s)| entry(k, v, s, 1))
-            .collect(),
+        entries: entries.iter().map(|(k, v, s)| entry(k, v, s, 1)).collect(),
     })
     .unwrap()
 }
@@ -82,7 +82,11 @@ pub fn vault_index() -> SnapshotIndex {
 }
 
 /// Restores `stream` fed in pieces cut at `cuts` (sorted, within bounds).
-pub fn restore_in_pieces(index: &SnapshotIndex, stream: &[u8], cuts: &[usize]) -> (Vec<u8>, RestoreStats) {
+pub fn restore_in_pieces(
+    index: &SnapshotIndex,
+    stream: &[u8],
+    cuts: &[usize],
+) -> (Vec<u8>, RestoreStats) {
     let mut restorer = SseRestorer::new();
     let mut out = Vec::new();
     let mut stats = RestoreStats::default();
@@ -121,17 +125,30 @@ pub fn slot_texts(stream: &[u8]) -> std::collections::BTreeMap<String, String> {
         if let Some(choices) = event["choices"].as_array() {
             for choice in choices {
                 let i = choice["index"].as_u64().unwrap();
-                add(format!("chat/{i}/content"), choice["delta"]["content"].as_str());
-                for call in choice["delta"]["tool_calls"].as_array().into_iter().flatten() {
+                add(
+                    format!("chat/{i}/content"),
+                    choice["delta"]["content"].as_str(),
+                );
+                for call in choice["delta"]["tool_calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
                     let j = call["index"].as_u64().unwrap();
-                    add(format!("chat/{i}/tool/{j}"), call["function"]["arguments"].as_str());
+                    add(
+                        format!("chat/{i}/tool/{j}"),
+                        call["function"]["arguments"].as_str(),
+                    );
                 }
             }
             continue;
         }
         match event["type"].as_str().unwrap_or("") {
             "response.output_text.delta" => add(
-                format!("responses/{}/{}", event["output_index"], event["content_index"]),
+                format!(
+                    "responses/{}/{}",
+                    event["output_index"], event["content_index"]
+                ),
                 event["delta"].as_str(),
             ),
             "response.function_call_arguments.delta" => add(

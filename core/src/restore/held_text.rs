@@ -110,7 +110,11 @@ impl HeldText {
         self.search.clear();
         self.search.push_str(&self.before);
         let before = self.search.len();
-        let ctx = self.before.chars().next_back().map_or(before, |c| before - c.len_utf8());
+        let ctx = self
+            .before
+            .chars()
+            .next_back()
+            .map_or(before, |c| before - c.len_utf8());
         decode_mapped(
             &self.held,
             self.escaping,
@@ -318,6 +322,7 @@ fn hex4(bytes: &[u8], from: usize) -> Hex {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

@@ -191,6 +191,7 @@ fn number(doc: &Document<'_>, id: Option<NodeId>) -> Option<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 
