@@ -354,3 +354,102 @@ fn mask_and_restore_plain_text_for_apps() {
     let restored = restored["text"].as_str().unwrap();
     assert!(!restored.contains("mario.rossi"), "{restored}");
 }
+
+#[test]
+fn openapi_and_metrics_are_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop \"quoted\"");
+    server.entries(&token, &[("email", "mario.rossi@acme.it")]);
+    let (status, doc) = server.get("/openapi.json", None);
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.0.3");
+    for path in [
+        "/_latet/gateway/v1/snapshot",
+        "/_latet/gateway/v1/events",
+        "/_latet/gateway/v1/entries",
+        "/_latet/apps/v1/forget",
+        "/_latet/apps/v1/mask",
+        "/_latet/apps/v1/restore",
+        "/_latet/admin/v1/keys",
+        "/_latet/admin/v1/keys/{name}/enable",
+        "/_latet/admin/v1/keys/{name}/disable",
+        "/_latet/admin/v1/keys/{name}/tokens",
+        "/_latet/admin/v1/keys/{name}/forget",
+        "/_latet/admin/v1/log",
+        "/metrics",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path} undocumented");
+    }
+    let (_, metrics) = server.get("/metrics", None);
+    let metrics = metrics.as_str().unwrap();
+    assert!(
+        metrics.contains(r#"latet_vault_values{key="Shop \"quoted\""} 2"#),
+        "{metrics}"
+    );
+    assert!(metrics.contains(r#"latet_vault_near_limit{key="Shop \"quoted\""} 0"#));
+    assert!(metrics.contains(
+        r#"latet_http_requests_total{route="/_latet/gateway/v1/entries",status="200"} 1"#
+    ));
+    assert!(
+        !metrics.contains("mario") && !metrics.contains("acme"),
+        "no value in metrics"
+    );
+}
+
+#[test]
+fn near_limit_weighs_retired_surrogates_with_values_and_a_full_vault_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let (status, body) = server.post(
+        "/_latet/admin/v1/keys",
+        Some(&server.admin_token()),
+        &json!({"name": "Tiny", "value_limit": 10}),
+    );
+    assert_eq!(status, 200);
+    let token = body["token"].as_str().unwrap().to_string();
+    let eraser = server.add_token("Tiny", "erasure", &["forget"]);
+    // Mask and forget in a loop: the vault stays empty, its retired set grows.
+    for i in 0..9 {
+        let value = format!("Bucle Persona{i}");
+        server.entries(&token, &[("name", &value)]);
+        server.post(
+            "/_latet/apps/v1/forget",
+            Some(&eraser),
+            &json!({ "values": [value] }),
+        );
+    }
+    let (_, metrics) = server.get("/metrics", None);
+    let metrics = metrics.as_str().unwrap();
+    assert!(
+        metrics.contains(r#"latet_vault_values{key="Tiny"} 0"#),
+        "{metrics}"
+    );
+    assert!(metrics.contains(r#"latet_vault_retired_surrogates{key="Tiny"} 9"#));
+    assert!(metrics.contains(r#"latet_vault_near_limit{key="Tiny"} 1"#));
+
+    // The limit counts values only; past it, nothing is created.
+    let values: Vec<(String, String)> = (0..11)
+        .map(|i| ("name".into(), format!("Lleno Nombre{i}")))
+        .collect();
+    let pairs: Vec<serde_json::Value> = values
+        .iter()
+        .map(|(k, v)| json!({"kind": k, "value": v}))
+        .collect();
+    let (status, body) = server.post(
+        "/_latet/gateway/v1/entries",
+        Some(&token),
+        &json!({"version": 1, "values": pairs[..10]}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.post(
+        "/_latet/gateway/v1/entries",
+        Some(&token),
+        &json!({"version": 1, "values": pairs[10..]}),
+    );
+    assert_eq!((status, body["error"].as_str()), (409, Some("vault_full")));
+    assert_eq!(
+        server.snapshot(&token)["entries"].as_array().unwrap().len(),
+        10
+    );
+}
