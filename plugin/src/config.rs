@@ -267,7 +267,10 @@ fn safe_reason(err: &serde_json::Error) -> String {
     message.to_string()
 }
 
-fn validate(raw: RawConfig, env: impl Fn(&str) -> Option<String>) -> Result<FilterConfig, ConfigError> {
+fn validate(
+    raw: RawConfig,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<FilterConfig, ConfigError> {
     if raw.control_cluster.trim().is_empty() {
         return Err(ConfigError::new("controlCluster", "must not be empty"));
     }
@@ -316,11 +319,26 @@ fn validate(raw: RawConfig, env: impl Fn(&str) -> Option<String>) -> Result<Filt
     check_range("feedWaitMs", raw.feed_wait_ms, 0, 60_000)?;
     check_range("calloutTimeoutMs", raw.callout_timeout_ms, 100, 120_000)?;
     check_range("bodyLimitBytes", raw.body_limit_bytes as u64, 1, 256 << 20)?;
-    check_range("restoreMaxStalenessMs", raw.restore_max_staleness_ms, 1, u64::MAX)?;
-    check_range("memoCapacityBytes", raw.memo_capacity_bytes as u64, 0, 1 << 30)?;
+    check_range(
+        "restoreMaxStalenessMs",
+        raw.restore_max_staleness_ms,
+        1,
+        u64::MAX,
+    )?;
+    check_range(
+        "memoCapacityBytes",
+        raw.memo_capacity_bytes as u64,
+        0,
+        1 << 30,
+    )?;
     check_range("tickMs", raw.tick_ms, 10, 60_000)?;
-    check_range("leaseMs", raw.lease_ms, raw.tick_ms.saturating_mul(2), 600_000)
-        .map_err(|e| ConfigError::new(e.field, format!("{} (at least twice tickMs)", e.reason)))?;
+    check_range(
+        "leaseMs",
+        raw.lease_ms,
+        raw.tick_ms.saturating_mul(2),
+        600_000,
+    )
+    .map_err(|e| ConfigError::new(e.field, format!("{} (at least twice tickMs)", e.reason)))?;
     check_range("maxSharedEvents", raw.max_shared_events as u64, 1, 1 << 20)?;
     let mut routes = raw.routes;
     for (i, route) in routes.iter().enumerate() {
@@ -332,7 +350,7 @@ fn validate(raw: RawConfig, env: impl Fn(&str) -> Option<String>) -> Result<Filt
         }
     }
     // Longest prefix first, so `find` picks the most specific route.
-    routes.sort_by(|a, b| b.path_prefix.len().cmp(&a.path_prefix.len()));
+    routes.sort_by_key(|r| std::cmp::Reverse(r.path_prefix.len()));
     Detectors::new(&raw.detectors).map_err(|err| match err {
         latet_core::CoreError::BadRule { index, reason } => {
             ConfigError::new(format!("detectors.rules[{index}]"), reason)
@@ -369,4 +387,5 @@ fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), Config
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

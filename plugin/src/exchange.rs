@@ -32,7 +32,11 @@ const MAX_ENTRIES_CALLOUTS: u8 = 2;
 enum RequestPhase {
     Headers,
     Body,
-    AwaitingEntries { token: u32, body: Vec<u8>, size: usize },
+    AwaitingEntries {
+        token: u32,
+        body: Vec<u8>,
+        size: usize,
+    },
     Forwarded,
     Replied,
 }
@@ -142,15 +146,16 @@ impl Exchange {
     /// Masks `body`; forwards it, asks for entries, or fails by the mode.
     /// `resuming`: the request is paused and must be resumed to go on.
     fn mask_and_go(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
-        let outcome = self
-            .worker
-            .vault
-            .borrow_mut()
-            .mask(self.shape, &body, MaskOptions { redact_new: false });
+        let outcome = self.worker.vault.borrow_mut().mask(
+            self.shape,
+            &body,
+            MaskOptions { redact_new: false },
+        );
         match outcome {
-            Ok(MaskOutcome::Masked { body: masked, stats }) => {
-                self.forward(host, masked, size, &stats, resuming)
-            }
+            Ok(MaskOutcome::Masked {
+                body: masked,
+                stats,
+            }) => self.forward(host, masked, size, &stats, resuming),
             Ok(MaskOutcome::NeedEntries { values }) => {
                 self.ask_entries(host, values, body, size, resuming)
             }
@@ -241,7 +246,11 @@ impl Exchange {
     /// The entries callout answered.
     pub fn on_callout(&mut self, host: &dyn Host, token: u32, answer: &CalloutAnswer) {
         let (body, size) = match std::mem::replace(&mut self.request, RequestPhase::Body) {
-            RequestPhase::AwaitingEntries { token: t, body, size } if t == token => (body, size),
+            RequestPhase::AwaitingEntries {
+                token: t,
+                body,
+                size,
+            } if t == token => (body, size),
             other => {
                 self.request = other;
                 return;
@@ -259,7 +268,10 @@ impl Exchange {
                 Err(err) => Err(err),
             }
         } else {
-            Err(CoreError::Wire(format!("entries call answered status {}", answer.status)))
+            Err(CoreError::Wire(format!(
+                "entries call answered status {}",
+                answer.status
+            )))
         };
         match added {
             Ok(_) => {
@@ -284,13 +296,16 @@ impl Exchange {
         if self.worker.config.failure_mode == FailureMode::Reject {
             return self.refuse(host, Refusal::EntriesUnavailable);
         }
-        let outcome = self
-            .worker
-            .vault
-            .borrow_mut()
-            .mask(self.shape, &body, MaskOptions { redact_new: true });
+        let outcome = self.worker.vault.borrow_mut().mask(
+            self.shape,
+            &body,
+            MaskOptions { redact_new: true },
+        );
         match outcome {
-            Ok(MaskOutcome::Masked { body: masked, stats }) => {
+            Ok(MaskOutcome::Masked {
+                body: masked,
+                stats,
+            }) => {
                 self.worker.metrics.add(host, Metric::FailRedact, 1);
                 self.forward(host, masked, size, &stats, resuming)
             }
@@ -388,4 +403,5 @@ fn count_restore(worker: &Worker, host: &dyn Host, stats: RestoreStats) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

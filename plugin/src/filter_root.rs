@@ -32,12 +32,18 @@ impl FilterRoot {
             let name = format!("{QUEUE_PREFIX}{n}");
             let id = host.queue_register(&name).ok()?;
             if append_to_list(host, QUEUES_KEY, &name).is_err() {
-                host.log(Level::Warn, "latet: wake-up queue not listed; this worker catches up on ticks and requests");
+                host.log(
+                    Level::Warn,
+                    "latet: wake-up queue not listed; this worker catches up on ticks and requests",
+                );
             }
             Some(id)
         });
         if queue.is_none() {
-            host.log(Level::Warn, "latet: no wake-up queue; this worker catches up on ticks and requests");
+            host.log(
+                Level::Warn,
+                "latet: no wake-up queue; this worker catches up on ticks and requests",
+            );
         }
         let holder = format!("worker-{}", number.unwrap_or(0));
         let poller = Poller::new(Rc::clone(&config), holder, vm_id);

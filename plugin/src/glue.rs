@@ -27,7 +27,9 @@ pub fn install() {
             .unwrap_or_else(|| "unknown location".to_string());
         WasmHost.log(
             Level::Critical,
-            &format!("latet: panic at {location}; this VM is lost (failure_policy decides what follows)"),
+            &format!(
+                "latet: panic at {location}; this VM is lost (failure_policy decides what follows)"
+            ),
         );
     }));
     proxy_wasm::set_log_level(LogLevel::Trace);
@@ -90,7 +92,10 @@ impl RootContext for LatetRoot {
         let config = match FilterConfig::parse(&bytes, |name| std::env::var(name).ok()) {
             Ok(config) => config,
             Err(err) => {
-                host.log(Level::Error, &format!("latet: {err}; the filter refuses to start"));
+                host.log(
+                    Level::Error,
+                    &format!("latet: {err}; the filter refuses to start"),
+                );
                 return false;
             }
         };
@@ -98,7 +103,10 @@ impl RootContext for LatetRoot {
             FILTER_ROOT_ID => match FilterRoot::start(&host, config, vm_id) {
                 Ok(root) => Role::Filter(root),
                 Err(err) => {
-                    host.log(Level::Error, &format!("latet: {err}; the filter refuses to start"));
+                    host.log(
+                        Level::Error,
+                        &format!("latet: {err}; the filter refuses to start"),
+                    );
                     return false;
                 }
             },
@@ -106,7 +114,9 @@ impl RootContext for LatetRoot {
             _ => {
                 host.log(
                     Level::Error,
-                    &format!("latet: unknown root id (expected '{FILTER_ROOT_ID}' or '{SYNC_ROOT_ID}')"),
+                    &format!(
+                        "latet: unknown root id (expected '{FILTER_ROOT_ID}' or '{SYNC_ROOT_ID}')"
+                    ),
                 );
                 return false;
             }

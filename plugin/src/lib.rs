@@ -26,8 +26,10 @@ pub mod wasm_host;
 pub mod worker;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod fake_host;
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod test_support;
 
 /// The crate version.

@@ -179,7 +179,10 @@ impl Poller {
         let snapshot = match parse_snapshot(body) {
             Ok(s) => s,
             Err(err) => {
-                host.log(Level::Error, &format!("latet sync: snapshot refused: {err}"));
+                host.log(
+                    Level::Error,
+                    &format!("latet sync: snapshot refused: {err}"),
+                );
                 return false;
             }
         };
@@ -215,7 +218,10 @@ impl Poller {
         let answer = match parse_feed_answer(body) {
             Ok(a) => a,
             Err(err) => {
-                host.log(Level::Error, &format!("latet sync: feed answer refused: {err}"));
+                host.log(
+                    Level::Error,
+                    &format!("latet sync: feed answer refused: {err}"),
+                );
                 return false;
             }
         };
@@ -289,4 +295,5 @@ fn kind_name(kind: InFlight) -> &'static str {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

@@ -94,8 +94,17 @@ pub fn config() -> FilterConfig {
 }
 
 /// Publishes a snapshot, events and state as the poller would.
-pub fn publish(host: &FakeHost, snapshot_seq: u64, generation: u64, entries: Vec<Entry>, events: &[Event]) {
-    host.put_shared(SNAPSHOT_KEY, &snapshot_json(snapshot_seq, generation, entries));
+pub fn publish(
+    host: &FakeHost,
+    snapshot_seq: u64,
+    generation: u64,
+    entries: Vec<Entry>,
+    events: &[Event],
+) {
+    host.put_shared(
+        SNAPSHOT_KEY,
+        &snapshot_json(snapshot_seq, generation, entries),
+    );
     publish_events(host, snapshot_seq, events);
 }
 

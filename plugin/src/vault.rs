@@ -163,10 +163,7 @@ impl WorkerVault {
             if event.seq != self.index.seq() + 1 {
                 return;
             }
-            let is_forget = matches!(
-                event.body,
-                latet_core::wire::EventBody::Forgotten { .. }
-            );
+            let is_forget = matches!(event.body, latet_core::wire::EventBody::Forgotten { .. });
             if self.apply_event(event).is_err() {
                 return;
             }
@@ -179,4 +176,5 @@ impl WorkerVault {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

@@ -1,1 +1,439 @@
 use super::*;
+use crate::config::FilterConfig;
+use crate::fake_host::FakeHost;
+use crate::metrics::{self, Metrics};
+use crate::test_support::*;
+use crate::vault::WorkerVault;
+use latet_core::detect::Detectors;
+use latet_core::kind::Kind;
+
+fn worker_with(host: &FakeHost, extra: &str) -> Rc<Worker> {
+    let json =
+        format!(r#"{{"controlCluster": "latet_control", "gatewayToken": "tok-123"{extra}}}"#);
+    let config = FilterConfig::parse(json.as_bytes(), |_| None).unwrap();
+    let vault = WorkerVault::new(Detectors::new(&config.detectors).unwrap(), 1 << 20);
+    Rc::new(Worker::new(Rc::new(config), vault, Metrics::define(host)))
+}
+
+fn chat(text: &str) -> Vec<u8> {
+    serde_json::json!({"model": "m", "messages": [{"role": "user", "content": text}]})
+        .to_string()
+        .into_bytes()
+}
+
+const CHAT: &[(&str, &str)] = &[
+    (":method", "POST"),
+    (":path", "/v1/chat/completions"),
+    ("content-type", "application/json"),
+    ("content-length", "100"),
+    ("accept-encoding", "gzip"),
+];
+
+/// Runs a request through headers and body; returns the body callback's flow.
+fn send(host: &FakeHost, ex: &mut Exchange, headers: &[(&str, &str)], body: &[u8]) -> Flow {
+    host.set_request(headers, body);
+    assert_eq!(ex.on_request_headers(host, false), Flow::Continue);
+    ex.on_request_body(host, body.len(), true)
+}
+
+fn request_body(host: &FakeHost) -> String {
+    String::from_utf8(host.request_body.borrow().clone()).unwrap()
+}
+
+fn ready_host() -> FakeHost {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[]);
+    host
+}
+
+#[test]
+fn headers_lose_content_length_and_accept_encoding() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    host.set_request(CHAT, b"");
+    assert_eq!(ex.on_request_headers(&host, false), Flow::Continue);
+    assert_eq!(host.request_header("content-length"), None);
+    assert_eq!(host.request_header("accept-encoding"), None);
+    assert_eq!(
+        host.request_header("content-type").as_deref(),
+        Some("application/json")
+    );
+    assert_eq!(ex.shape, ApiShape::OpenAiChat);
+}
+
+/// (extra config, headers, body, vault published?, status, error type)
+type RefusalCase<'a> = (
+    &'a str,
+    Vec<(&'a str, &'a str)>,
+    Vec<u8>,
+    bool,
+    u16,
+    &'a str,
+);
+
+#[test]
+fn refusals_answer_json_and_forward_nothing() {
+    // (extra config, headers, body, vault published?, status, error type)
+    let big = chat(&"x".repeat(200));
+    let cases: Vec<RefusalCase> = vec![
+        (
+            "",
+            vec![
+                (":path", "/v1/chat/completions"),
+                ("content-encoding", "gzip"),
+            ],
+            chat("hi"),
+            true,
+            415,
+            "latet_encoded_body",
+        ),
+        (
+            r#", "bodyLimitBytes": 100"#,
+            CHAT.to_vec(),
+            big,
+            true,
+            413,
+            "latet_body_too_large",
+        ),
+        (
+            "",
+            CHAT.to_vec(),
+            chat("Mario Rossi"),
+            false,
+            503,
+            "latet_vault_not_ready",
+        ),
+        (
+            "",
+            CHAT.to_vec(),
+            b"{not json".to_vec(),
+            true,
+            400,
+            "latet_bad_body",
+        ),
+    ];
+    for (extra, headers, body, published, status, error_type) in cases {
+        let host = if published {
+            ready_host()
+        } else {
+            FakeHost::alone()
+        };
+        let mut ex = Exchange::new(worker_with(&host, extra));
+        host.set_request(&headers, &body);
+        let mut flow = ex.on_request_headers(&host, false);
+        if flow == Flow::Continue {
+            flow = ex.on_request_body(&host, body.len(), true);
+        }
+        assert_eq!(flow, Flow::Pause, "{error_type}");
+        let replies = host.replies.borrow();
+        assert_eq!(replies.len(), 1, "{error_type}");
+        assert_eq!(replies[0].0, status);
+        let json: serde_json::Value = serde_json::from_str(&replies[0].1).unwrap();
+        assert_eq!(json["error"]["type"], error_type);
+        assert!(!replies[0].1.contains("Mario"));
+        assert_eq!(*host.request_body.borrow(), body, "body untouched");
+        assert!(ex.replied());
+        // The local reply passes through our own response callbacks untouched.
+        host.set_response(
+            &[("content-type", "application/json")],
+            replies[0].1.as_bytes(),
+        );
+        drop(replies);
+        assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+        assert_eq!(host.response_header(RESTORE_HEADER), None);
+    }
+}
+
+#[test]
+fn a_body_is_buffered_until_its_end_then_masked() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    let body = chat("Call Mario Rossi tomorrow");
+    host.set_request(CHAT, &body);
+    ex.on_request_headers(&host, false);
+    assert_eq!(ex.on_request_body(&host, 10, false), Flow::Pause);
+    assert_eq!(ex.on_request_body(&host, body.len(), true), Flow::Continue);
+    let sent = request_body(&host);
+    assert!(sent.contains("Call Laura Bianchi tomorrow"), "{sent}");
+    assert!(!sent.contains("Mario"));
+    assert_eq!(host.metric(metrics::REQUESTS_MASKED), 1);
+    assert_eq!(host.metric(metrics::VALUES_MASKED), 1);
+    assert_eq!(host.resumed.get(), 0, "not paused, so not resumed");
+}
+
+#[test]
+fn catch_up_applies_a_forget_before_the_body_is_masked() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let text = "Mario Rossi asked again about the invoice of last month.";
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    send(&host, &mut ex, CHAT, &chat(text));
+    assert!(request_body(&host).contains("Laura Bianchi"));
+    // The forget is published between two requests; the value comes back
+    // with a new-generation surrogate.
+    let new_mario = entry(9, "Mario Rossi", "Sara Galli", Kind::Name, 2);
+    publish_events(
+        &host,
+        1,
+        &[forgotten(2, &mario(), 2), added(3, vec![new_mario])],
+    );
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    assert_eq!(send(&host, &mut ex, CHAT, &chat(text)), Flow::Continue);
+    let sent = request_body(&host);
+    assert!(
+        sent.contains("Sara Galli") && !sent.contains("Laura Bianchi"),
+        "{sent}"
+    );
+    assert_eq!(host.metric(metrics::FORGET_EVENTS_APPLIED), 1);
+}
+
+const NEW_MAIL: &str = "anna.verdi@gmail.com";
+
+fn entries_answer(generation: u64) -> CalloutAnswer {
+    let answer = latet_core::wire::EntriesResponse {
+        version: 1,
+        generation,
+        entries: vec![entry(
+            7,
+            NEW_MAIL,
+            "elena.fontana@gmail.com",
+            Kind::Email,
+            generation,
+        )],
+    };
+    CalloutAnswer {
+        status: 200,
+        body: serde_json::to_vec(&answer).unwrap(),
+    }
+}
+
+#[test]
+fn new_values_pause_for_one_callout_then_resume_masked() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    assert_eq!(
+        send(&host, &mut ex, CHAT, &chat(&format!("mail {NEW_MAIL} now"))),
+        Flow::Pause
+    );
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header(":method"), Some("POST"));
+    assert_eq!(call.header(":path"), Some(ENTRIES_PATH));
+    assert_eq!(call.header("authorization"), Some("Bearer tok-123"));
+    let request: EntriesRequest = serde_json::from_slice(call.body.as_ref().unwrap()).unwrap();
+    assert_eq!(request.values.len(), 1);
+    assert_eq!(request.values[0].kind, Kind::Email);
+    // Further body callbacks while waiting stay paused.
+    assert_eq!(ex.on_request_body(&host, 10, true), Flow::Pause);
+    ex.on_callout(&host, call.token, &entries_answer(1));
+    assert_eq!(host.resumed.get(), 1);
+    let sent = request_body(&host);
+    assert!(
+        sent.contains("elena.fontana@gmail.com") && !sent.contains(NEW_MAIL),
+        "{sent}"
+    );
+    assert_eq!(host.metric(metrics::CALLOUTS), 1);
+    assert_eq!(host.metric(metrics::NEW_VALUES), 1);
+    // A callout answer for another token changes nothing.
+    ex.on_callout(&host, 999, &entries_answer(1));
+    assert_eq!(host.resumed.get(), 1);
+}
+
+#[test]
+fn failure_modes_reject_or_redact() {
+    let failures = [
+        CalloutAnswer {
+            status: 503,
+            body: vec![],
+        },
+        CalloutAnswer {
+            status: 200,
+            body: b"garbage".to_vec(),
+        },
+    ];
+    for answer in failures {
+        // reject (default): 503, nothing forwarded.
+        let host = ready_host();
+        let mut ex = Exchange::new(worker_with(&host, ""));
+        let body = chat(&format!("mail {NEW_MAIL}"));
+        send(&host, &mut ex, CHAT, &body);
+        let token = host.last_callout().unwrap().token;
+        ex.on_callout(&host, token, &answer);
+        assert_eq!(host.replies.borrow()[0].0, 503);
+        assert!(host.replies.borrow()[0]
+            .1
+            .contains("latet_entries_unavailable"));
+        assert_eq!(host.resumed.get(), 0);
+        assert_eq!(*host.request_body.borrow(), body);
+        assert_eq!(host.metric(metrics::FAIL_REJECT), 1);
+        assert_eq!(host.metric(metrics::CALLOUT_FAILURES), 1);
+
+        // redact: placeholder, forwarded.
+        let host = ready_host();
+        let mut ex = Exchange::new(worker_with(&host, r#", "failureMode": "redact""#));
+        send(
+            &host,
+            &mut ex,
+            CHAT,
+            &chat(&format!("mail {NEW_MAIL} and Mario Rossi")),
+        );
+        let token = host.last_callout().unwrap().token;
+        ex.on_callout(&host, token, &answer);
+        assert_eq!(host.resumed.get(), 1);
+        let sent = request_body(&host);
+        assert!(
+            sent.contains("[EMAIL]") && !sent.contains(NEW_MAIL),
+            "{sent}"
+        );
+        assert!(sent.contains("Laura Bianchi"));
+        assert_eq!(host.metric(metrics::FAIL_REDACT), 1);
+    }
+    // A callout that cannot even be dispatched takes the failure mode at once.
+    let host = ready_host();
+    host.dispatch_fails.set(true);
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    assert_eq!(
+        send(&host, &mut ex, CHAT, &chat(&format!("mail {NEW_MAIL}"))),
+        Flow::Pause
+    );
+    assert_eq!(host.replies.borrow()[0].0, 503);
+}
+
+#[test]
+fn entries_made_stale_by_a_forget_are_asked_for_again() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, &chat(&format!("mail {NEW_MAIL}")));
+    let first = host.last_callout().unwrap().token;
+    // A forget moves the vault to generation 2 while the call is out.
+    publish_events(&host, 1, &[forgotten(2, &mario(), 2)]);
+    ex.on_callout(&host, first, &entries_answer(1));
+    let second = host.last_callout().unwrap().token;
+    assert_ne!(first, second, "asked again");
+    assert_eq!(host.resumed.get(), 0);
+    ex.on_callout(&host, second, &entries_answer(2));
+    assert_eq!(host.resumed.get(), 1);
+    assert!(request_body(&host).contains("elena.fontana@gmail.com"));
+}
+
+#[test]
+fn whole_answers_are_restored_at_the_end_of_the_stream() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    let answer = br#"{"choices":[{"message":{"content":"Dear Laura Bianchi, done."}}]}"#;
+    host.set_response(
+        &[
+            ("content-type", "application/json"),
+            ("content-length", "70"),
+        ],
+        answer,
+    );
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    assert_eq!(host.response_header("content-length"), None);
+    assert_eq!(ex.on_response_body(&host, 20, false), Flow::Pause);
+    assert_eq!(
+        ex.on_response_body(&host, answer.len(), true),
+        Flow::Continue
+    );
+    let body = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(body.contains("Dear Mario Rossi, done."), "{body}");
+    assert_eq!(host.metric(metrics::RESTORED), 1);
+}
+
+#[test]
+fn streams_are_restored_chunk_by_chunk() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    host.set_response(&[("content-type", "text/event-stream")], b"");
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    let event = |text: &str| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]})
+        )
+    };
+    // The surrogate is split across two events and two chunks.
+    let chunks = [
+        event("Hello Laura Bi"),
+        event("anchi, welcome"),
+        "data: [DONE]\n\n".to_string(),
+    ];
+    let mut out = String::new();
+    for chunk in &chunks {
+        host.set_response(&[], chunk.as_bytes());
+        assert_eq!(
+            ex.on_response_body(&host, chunk.len(), false),
+            Flow::Continue
+        );
+        out.push_str(&String::from_utf8(host.response_body.borrow().clone()).unwrap());
+    }
+    host.set_response(&[], b"");
+    assert_eq!(ex.on_response_body(&host, 0, true), Flow::Continue);
+    out.push_str(&String::from_utf8(host.response_body.borrow().clone()).unwrap());
+    let text: String = out
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(text, "Hello Mario Rossi, welcome", "{out}");
+    assert!(!out.contains("Laura"), "{out}");
+    assert!(out.ends_with("data: [DONE]\n\n"), "{out}");
+    assert_eq!(host.metric(metrics::RESTORED), 1);
+}
+
+#[test]
+fn a_stale_feed_leaves_surrogates_and_says_so() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, r#", "restoreMaxStalenessMs": 30000"#));
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    host.advance(30_001);
+    let answer = br#"{"text":"Laura Bianchi"}"#;
+    host.set_response(&[("content-type", "application/json")], answer);
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    assert_eq!(
+        host.response_header(RESTORE_HEADER).as_deref(),
+        Some("stale")
+    );
+    assert_eq!(
+        ex.on_response_body(&host, answer.len(), true),
+        Flow::Continue
+    );
+    assert_eq!(host.response_body.borrow().as_slice(), answer);
+    assert_eq!(host.metric(metrics::RESTORE_STALE), 1);
+    assert!(host.metric(metrics::FEED_AGE_MS) > 30_000);
+}
+
+#[test]
+fn no_log_line_holds_a_value() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(
+        &host,
+        &mut ex,
+        CHAT,
+        &chat(&format!("Mario Rossi {NEW_MAIL}")),
+    );
+    let token = host.last_callout().unwrap().token;
+    ex.on_callout(
+        &host,
+        token,
+        &CalloutAnswer {
+            status: 500,
+            body: vec![],
+        },
+    );
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, b"{\"messages\": [\"Mario Rossi");
+    let logs = host.all_logs();
+    assert!(!logs.is_empty());
+    for value in ["Mario", "Laura", "anna.verdi", "tok-123"] {
+        assert!(!logs.contains(value), "{logs}");
+    }
+}

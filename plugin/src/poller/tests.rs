@@ -37,7 +37,12 @@ fn snapshot_first_then_the_feed_from_its_position() {
     p.step(&host, &m);
     assert_eq!(host.callouts.borrow().len(), 1);
 
-    assert!(p.on_answer(&host, &m, call.token, &ok(snapshot_json(7, 1, vec![mario()]))));
+    assert!(p.on_answer(
+        &host,
+        &m,
+        call.token,
+        &ok(snapshot_json(7, 1, vec![mario()]))
+    ));
     let state = read_state(&host).unwrap();
     assert_eq!((state.seq, state.snapshot_seq), (7, 7));
     assert_eq!(state.feed_answered_at_ms, host.now_ms_value());
@@ -69,7 +74,10 @@ fn feed_events_are_published_in_order_and_workers_woken() {
     host.advance(500);
     let call = host.last_callout().unwrap();
     p.on_answer(&host, &m, call.token, &ok(feed(5, vec![])));
-    assert_eq!(read_state(&host).unwrap().feed_answered_at_ms, host.now_ms_value());
+    assert_eq!(
+        read_state(&host).unwrap().feed_answered_at_ms,
+        host.now_ms_value()
+    );
     assert_eq!(host.queue_dequeue(queue).unwrap(), None);
 }
 
@@ -90,7 +98,10 @@ fn snapshot_required_and_gaps_take_a_new_snapshot() {
         p.step(&host, &m);
         let call = host.last_callout().unwrap();
         p.on_answer(&host, &m, call.token, &ok(answer));
-        assert_eq!(host.last_callout().unwrap().header(":path"), Some(SNAPSHOT_PATH));
+        assert_eq!(
+            host.last_callout().unwrap().header(":path"),
+            Some(SNAPSHOT_PATH)
+        );
         assert_eq!(read_state(&host).unwrap().seq, 3, "nothing past the gap");
     }
 }
@@ -104,7 +115,15 @@ fn failures_back_off_and_leave_the_feed_age_growing() {
     let m2 = Metrics::define(&host);
     p.step(&host, &m);
     let call = host.last_callout().unwrap();
-    p.on_answer(&host, &m2, call.token, &CalloutAnswer { status: 503, body: vec![] });
+    p.on_answer(
+        &host,
+        &m2,
+        call.token,
+        &CalloutAnswer {
+            status: 503,
+            body: vec![],
+        },
+    );
     assert_eq!(host.metric(crate::metrics::FEED_ERRORS), 1);
     assert_eq!(read_state(&host).unwrap().feed_answered_at_ms, answered);
     p.step(&host, &m);

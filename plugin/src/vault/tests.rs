@@ -11,7 +11,11 @@ fn vault() -> WorkerVault {
 fn masked(vault: &mut WorkerVault, text: &str) -> (String, MaskStats) {
     let body = serde_json::json!({"messages": [{"role": "user", "content": text}]}).to_string();
     match vault
-        .mask(ApiShape::OpenAiChat, body.as_bytes(), MaskOptions::default())
+        .mask(
+            ApiShape::OpenAiChat,
+            body.as_bytes(),
+            MaskOptions::default(),
+        )
         .unwrap()
     {
         MaskOutcome::Masked { body: out, stats } => (
@@ -42,7 +46,13 @@ fn catch_up_loads_the_snapshot_then_applies_events() {
     assert_eq!(v.index().seq(), 6);
     assert_eq!(v.index().len(), 2);
     // Up to date: the next catch-up reads only the state.
-    assert_eq!(v.catch_up(&host), CatchUp { current: true, ..CatchUp::default() });
+    assert_eq!(
+        v.catch_up(&host),
+        CatchUp {
+            current: true,
+            ..CatchUp::default()
+        }
+    );
 }
 
 #[test]
@@ -60,14 +70,27 @@ fn a_forget_drops_the_value_and_the_memo_before_the_next_mask() {
     assert!(stats.memo_hits > 0, "{stats:?}");
 
     // The forget, then the value returns with a new-generation entry.
-    let new_mario = entry(9, "Mario Rossi", "Sara Galli", latet_core::kind::Kind::Name, 2);
-    publish_events(&host, 1, &[forgotten(2, &mario(), 2), added(3, vec![new_mario])]);
+    let new_mario = entry(
+        9,
+        "Mario Rossi",
+        "Sara Galli",
+        latet_core::kind::Kind::Name,
+        2,
+    );
+    publish_events(
+        &host,
+        1,
+        &[forgotten(2, &mario(), 2), added(3, vec![new_mario])],
+    );
     let done = v.catch_up(&host);
     assert_eq!((done.forgets_applied, done.events_applied), (1, 2));
     let (after, stats) = masked(&mut v, text);
     assert!(after.contains("Sara Galli"), "{after}");
     assert!(!after.contains("Laura Bianchi") && !after.contains("Mario Rossi"));
-    assert_eq!(stats.memo_hits, 0, "the memo must not serve a forgotten entry");
+    assert_eq!(
+        stats.memo_hits, 0,
+        "the memo must not serve a forgotten entry"
+    );
     // The old surrogate restores nothing.
     let (restored, stats) = latet_core::restore::restore_body(v.index(), b"Laura Bianchi said hi");
     assert!(restored.is_none());
