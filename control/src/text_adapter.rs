@@ -165,6 +165,7 @@ fn restore_one(text: &str, entries: &[Entry]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
     use latet_core::wire::EntryId;

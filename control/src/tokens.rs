@@ -127,6 +127,7 @@ pub fn hashes_equal(a: &[u8; 32], b: &[u8; 32]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

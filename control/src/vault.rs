@@ -569,6 +569,7 @@ impl EntryPlanner<'_, '_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

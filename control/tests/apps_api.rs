@@ -1,6 +1,8 @@
 //! The apps API and the gateway's access rules: F3 counts, 401/403/400, the
 //! 503 rollback, a disabled key (F4), and the long-poll waking on a forget.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;

@@ -1,6 +1,8 @@
 //! The admin CLI against a real server: keys, tokens, log, and `keys forget`
 //! (file mode, --yes, refusals, batching).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;
@@ -187,7 +189,8 @@ fn keys_forget_refusals_send_nothing() {
     let before = server.snapshot(&token);
 
     // (what, extra args, extra env, message fragment)
-    let cases: [(&str, Vec<String>, Option<(&str, &str)>, &str); 5] = [
+    type Case<'a> = (&'a str, Vec<String>, Option<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 5] = [
         (
             "no terminal, no --yes",
             vec!["--file".into(), file.display().to_string()],

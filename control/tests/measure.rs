@@ -2,6 +2,8 @@
 //! `cargo test --release -p latet --test measure -- --ignored --nocapture`.
 //! Figures go to the README; nothing is asserted but that calls succeed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;

@@ -2,6 +2,8 @@
 //! in the middle of a load of entries; no committed forget is lost and `seq`
 //! continues without a gap.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;

@@ -167,6 +167,7 @@ pub fn run(client: &AdminClient, command: &ForgetCommand) -> Result<i32> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

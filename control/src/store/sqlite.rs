@@ -92,11 +92,12 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
     })
 }
 
+/// An entry row as read: id, surrogate hash, lead, kind, generation, sealed.
+type RawEntry = (Vec<u8>, Vec<u8>, i64, String, i64, Vec<u8>);
+
 const ENTRY_COLUMNS: &str = "id, surrogate_hash, lead, kind, generation, sealed";
 
-fn entry_from_row(
-    row: &rusqlite::Row<'_>,
-) -> rusqlite::Result<(Vec<u8>, Vec<u8>, i64, String, i64, Vec<u8>)> {
+fn entry_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawEntry> {
     Ok((
         row.get(0)?,
         row.get(1)?,
@@ -107,7 +108,7 @@ fn entry_from_row(
     ))
 }
 
-fn entry_row(raw: (Vec<u8>, Vec<u8>, i64, String, i64, Vec<u8>)) -> Result<EntryRow> {
+fn entry_row(raw: RawEntry) -> Result<EntryRow> {
     let (id, surrogate_hash, lead, kind, generation, sealed) = raw;
     Ok(EntryRow {
         id: EntryId(hash16(&id, "entry id")?),
