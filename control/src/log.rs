@@ -2,7 +2,10 @@
 //! positions: never a value, a surrogate or a token.
 
 fn line(level: &str, message: &str) {
-    eprintln!("{} latet {level}: {message}", crate::vault::now());
+    eprintln!(
+        "{} latet {level}: {message}",
+        crate::cli::utc_time(crate::vault::now())
+    );
 }
 
 /// An informational line.
