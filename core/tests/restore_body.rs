@@ -311,3 +311,29 @@ proptest! {
         prop_assert_eq!(restored, original);
     }
 }
+
+/// Throughput of the whole-body restore (run with `--release -- --ignored`).
+#[test]
+#[ignore]
+fn whole_body_throughput() {
+    let index = vault_index();
+    let answer = String::from_utf8(fixture("answers/openai_chat.json")).unwrap();
+    let filler = "The quarterly report covers sales, costs and the plan for next year. ".repeat(40);
+    let mut items = Vec::new();
+    for i in 0..100 {
+        items.push(json!({"role": "assistant", "content": format!("{filler} item {i}")}));
+    }
+    items.push(serde_json::from_str(&answer).unwrap());
+    let body = serde_json::to_vec(&json!({ "messages": items })).unwrap();
+    let rounds = 200;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        std::hint::black_box(restore_body(&index, &body));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "whole body: {} KB, {:.0} MB/s",
+        body.len() / 1024,
+        (body.len() * rounds) as f64 / secs / 1e6
+    );
+}
