@@ -14,9 +14,9 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-control=$(free_port); upstream=$(free_port); listen=$(free_port); admin=$(free_port)
+control=$(free_port); upstream=$(free_port); listen=$(free_port); admin=$(free_port); plain=$(free_port)
 config='{"controlCluster": "latet_control", "gatewayToken": "smoke-token", "tickMs": 200, "leaseMs": 1000, "feedWaitMs": 1000}'
-sed -e "s|@ADMIN@|$admin|; s|@LISTEN@|$listen|; s|@UPSTREAM@|$upstream|; s|@CONTROL@|$control|" \
+sed -e "s|@ADMIN@|$admin|; s|@PLAIN@|$plain|; s|@LISTEN@|$listen|; s|@UPSTREAM@|$upstream|; s|@CONTROL@|$control|" \
     -e "s|@WASM@|$wasm|g; s|@CONFIG@|$config|g" "$here/envoy.yaml.in" > "$work/envoy.yaml"
 python3 "$here/fakes.py" "$control" "$upstream" "$work/upstream.log" > "$work/fakes.out" 2>&1 &
 pids+=($!)
@@ -59,6 +59,25 @@ check "metrics appear as wasmcustom" 'grep -q "wasmcustom.latet_values_masked" "
 check "forget applied on the workers" 'grep -E "wasmcustom.latet_forget_events_applied: [1-9]" "$work/stats" >/dev/null'
 check "no value in Envoy's log" '! grep -E "Mario|anna.verdi|smoke-token" "$work/envoy.log"'
 grep -E "wasmcustom.latet_" "$work/stats" | sed 's/^/  /'
+if [[ "${LATET_SMOKE_MEASURE:-}" == 1 ]]; then
+    # p50 over keep-alive requests, interleaved: with the filter vs without.
+    python3 - "$listen" "$plain" <<'PY'
+import http.client, json, statistics, sys, time
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content":
+        "Hello, I am Mario Rossi and this is a longer message. " * 40}]})
+conns = {name: http.client.HTTPConnection("127.0.0.1", int(port)) for name, port in
+         [("filter", sys.argv[1]), ("plain", sys.argv[2])]}
+times = {name: [] for name in conns}
+for i in range(400):
+    for name, c in conns.items():
+        t = time.perf_counter()
+        c.request("POST", "/v1/chat/completions", body, {"content-type": "application/json"})
+        c.getresponse().read()
+        if i >= 50: times[name].append((time.perf_counter() - t) * 1000)
+for name, t in times.items():
+    print(f"  {name}: p50 {statistics.median(t):.3f} ms over {len(t)} requests, body {len(body)} bytes")
+PY
+fi
 if [[ $failed -gt 0 ]]; then tail -30 "$work/envoy.log" >&2; fi
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
