@@ -1,7 +1,7 @@
 //! Domain surrogates: a company-like name under the same public suffix
 //! (`acme.it` → `brightvale.it`, `mail.acme.co.uk` → `mail.oakford.co.uk`).
 
-use super::domain_words::{roots_for_tld, DomainRoots, ENGLISH, TRADES};
+use super::domain_words::{roots_for_tld, DomainRoots, CODAS, ENGLISH, ONSETS, TRADES, VOWELS};
 use super::rng::SeedRng;
 use super::shape::CaseStyle;
 
@@ -138,31 +138,60 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> Option<String> {
     Some(out)
 }
 
-/// A company-like label in the shape of `label`: hyphenated if it was,
-/// with as many trailing digits as it had (up to 4), in its case style.
-fn company_label(rng: &mut SeedRng, label: &str, tld: &str) -> String {
-    // Half the names under a country TLD use the country's language.
-    let local_roots = roots_for_tld(tld).filter(|_| rng.chance(1, 2));
-    let roots: &DomainRoots = local_roots.unwrap_or(&ENGLISH);
+/// Two roots (`bright` + `vale`), half of the time in the language of a
+/// country TLD; one in three short ones with a trade word (`oakford-group`).
+fn compound(rng: &mut SeedRng, tld: &str, separator: &str) -> String {
+    let roots: &DomainRoots = match roots_for_tld(tld) {
+        Some(local) if rng.chance(1, 2) => local,
+        _ => &ENGLISH,
+    };
     let head = rng.pick(roots.heads);
     let mut tail = rng.pick(roots.tails);
     if tail == head {
         tail = rng.pick(roots.tails);
     }
-    let hyphenated = label.contains('-');
-    let mut name = String::with_capacity(24);
-    name.push_str(head);
-    if hyphenated {
-        name.push('-');
-    }
-    name.push_str(tail);
-    // One in four short English names carries a trade word (`oakford-group`);
-    // hyphenated ones take it after a hyphen.
-    if local_roots.is_none() && name.len() <= 10 && rng.chance(1, 4) {
-        if hyphenated {
-            name.push('-');
-        }
+    let mut name = format!("{head}{separator}{tail}");
+    if name.len() <= 10 && rng.chance(1, 3) {
+        name.push_str(separator);
         name.push_str(rng.pick(TRADES));
+    }
+    name
+}
+
+/// An invented brand of two or three syllables (`velora`, `tarvex`,
+/// `mirano`).
+fn brand(rng: &mut SeedRng) -> String {
+    let syllables = if rng.chance(2, 5) { 2 } else { 3 };
+    let mut name = String::with_capacity(12);
+    for _ in 0..syllables {
+        name.push_str(rng.pick(ONSETS));
+        name.push_str(rng.pick(VOWELS));
+    }
+    if rng.chance(2, 5) {
+        name.push_str(rng.pick(CODAS));
+    }
+    name
+}
+
+/// A company-like label in the shape of `label`: hyphenated if it was,
+/// with as many trailing digits as it had (up to 4), in its case style.
+fn company_label(rng: &mut SeedRng, label: &str, tld: &str) -> String {
+    let separator = if label.contains('-') { "-" } else { "" };
+    // Two in five names are compounds of roots (`brightvale`), the others
+    // invented brands (`velora`): compounds read best but are few thousand,
+    // brands keep collisions between distinct domains rare.
+    let mut name = if rng.chance(2, 5) {
+        compound(rng, tld, separator)
+    } else {
+        let mut brand = brand(rng);
+        if !separator.is_empty() {
+            brand.push_str(separator);
+            brand.push_str(rng.pick(TRADES));
+        }
+        brand
+    };
+    if name.is_empty() {
+        name.push_str("acme");
     }
     let digits = label.chars().filter(char::is_ascii_digit).count().min(4);
     for i in 0..digits {

@@ -25,6 +25,18 @@ pub const TRADES: &[&str] = &[
     "global",
 ];
 
+/// Syllable starts of invented brands (common ones listed twice weigh more).
+pub const ONSETS: &[&str] = &[
+    "b", "c", "d", "f", "g", "k", "l", "l", "m", "m", "n", "n", "p", "r", "r", "s", "s", "t", "t",
+    "v", "v", "z", "br", "tr", "pr", "st", "pl", "cr", "gr", "fl",
+];
+
+/// Syllable vowels of invented brands.
+pub const VOWELS: &[&str] = &["a", "a", "e", "e", "i", "o", "o", "u", "ia", "io"];
+
+/// Endings an invented brand may close with.
+pub const CODAS: &[&str] = &["n", "r", "s", "x", "l", "m", "nt", "rn"];
+
 /// English roots, used for every TLD.
 pub const ENGLISH: DomainRoots = DomainRoots {
     heads: &[

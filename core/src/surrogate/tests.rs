@@ -234,12 +234,20 @@ fn derivation_is_stable_across_releases() {
 }
 
 const GOLDEN: [&str; 5] = [
-    "federico.lombardi@boscoluce.it",
+    "tommaso.ferrara@redforge.it",
     "+39 389 865 0372",
     "IT90 K099 1362 8975 5246 9960 350",
-    "Valentina D'Angelo",
+    "Alberto Monti",
     "sk-ant-api03-StBjJy3296298554",
 ];
+
+/// Three letters, distinct for every `i` below 26³.
+fn letters(i: usize) -> String {
+    [i % 26, i / 26 % 26, i / 676 % 26]
+        .iter()
+        .map(|n| char::from(b'a' + *n as u8))
+        .collect()
+}
 
 #[test]
 fn collisions_between_distinct_values_are_rare() {
@@ -258,7 +266,10 @@ fn collisions_between_distinct_values_are_rare() {
             },
             10,
         ),
-        (Kind::Domain, |i| format!("company{i}.com"), 60),
+        (Kind::Domain, |i| format!("company{i}.com"), 5),
+        // Letters only: no digits to carry over, the names alone must differ.
+        (Kind::Domain, |i| format!("{}corp.it", letters(i)), 25),
+        (Kind::Domain, |i| format!("{}corp.com", letters(i)), 25),
         (
             Kind::Phone,
             |i| format!("+39 347 {:03} {:04}", i % 1000, i * 7 % 10000),
@@ -272,7 +283,8 @@ fn collisions_between_distinct_values_are_rare() {
         ),
         (Kind::Ip, |i| format!("10.0.{}.{}", i / 250, i % 250 + 1), 0),
         (Kind::Secret, |i| format!("sk-proj-{i:032}"), 0),
-        (Kind::Name, |i| format!("Person{i} Surname{i}"), 80),
+        (Kind::Name, |i| format!("Person{i} Surname{i}"), 20),
+        (Kind::Name, |i| format!("Mario {}", letters(i)), 40),
         (Kind::Custom("badge".into()), |i| format!("B-{i:06}"), 0),
     ];
     for (kind, generate, accepted) in cases {
