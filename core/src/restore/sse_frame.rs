@@ -126,9 +126,13 @@ impl SseFramer {
         }
         let mut lines = std::mem::take(&mut self.lines);
         let mut end = self.buf.len();
-        if self.buf[end - 1] == b'\r' {
+        // A `\r` that waited for a `\n` is a line end after all.
+        let trailing_cr = self.buf[end - 1] == b'\r';
+        if trailing_cr {
             end -= 1;
         }
+        // That line end after a blank line ends the event properly.
+        let terminated = trailing_cr && self.line_start == end;
         if self.line_start < end {
             lines.push(SseLine {
                 start: self.line_start,
@@ -138,7 +142,7 @@ impl SseFramer {
         on_event(SseEvent {
             raw: &self.buf,
             lines: &lines,
-            terminated: false,
+            terminated,
         });
         self.buf.clear();
         self.scanned = 0;

@@ -297,8 +297,10 @@ impl SnapshotIndex {
             if start < pos {
                 return;
             }
-            let lead = (token_hash(&text.as_bytes()[start..token_end]) >> 40) as u32;
-            if !self.retired.has_lead(lead) {
+            if !self
+                .retired
+                .has_lead_of(token_hash(&text.as_bytes()[start..token_end]))
+            {
                 return;
             }
             // Try every end on a char boundary, longest first.
@@ -320,9 +322,46 @@ impl SnapshotIndex {
 
     /// The byte offset from which a stream must hold `text` back (its tail
     /// could still become an active surrogate); `text.len()` when none.
+    /// Retired surrogates count too: a retired `Luca Bianchi` streamed as
+    /// `Luca` + ` Bianchi` must not have its `Luca` restored on its own.
     pub fn surrogate_holdback(&self, text: &str) -> usize {
-        self.surrogates
-            .holdback(text, |s| self.store.get(s).map(|e| e.surrogate))
+        let active = self
+            .surrogates
+            .holdback(text, |s| self.store.get(s).map(|e| e.surrogate));
+        active.min(self.retired_holdback(text))
+    }
+
+    /// The earliest place in the last `MAX_RETIRED_LEN` bytes where a token
+    /// that may lead a retired surrogate starts.
+    fn retired_holdback(&self, text: &str) -> usize {
+        if self.retired.is_empty() {
+            return text.len();
+        }
+        let window_start = text.len().saturating_sub(MAX_RETIRED_LEN);
+        let mut held = text.len();
+        for_each_start(text, |start, token_end| {
+            if held == text.len()
+                && start >= window_start
+                && self
+                    .retired
+                    .has_lead_of(token_hash(&text.as_bytes()[start..token_end]))
+                && !self.retired_ends_before_tail(text, start, token_end)
+            {
+                held = start;
+            }
+        });
+        held
+    }
+
+    /// True when a retired surrogate starting at `start` is already complete
+    /// and bounded inside `text` (nothing to wait for).
+    fn retired_ends_before_tail(&self, text: &str, start: usize, token_end: usize) -> bool {
+        let limit = (start + MAX_RETIRED_LEN).min(text.len().saturating_sub(1));
+        (token_end..=limit).any(|end| {
+            text.is_char_boundary(end)
+                && on_word_boundaries(text, start, end)
+                && self.retired.contains(&text[start..end])
+        })
     }
 
     /// The longest active surrogate, in bytes.
@@ -378,7 +417,7 @@ fn validate_entry(entry: &Entry, position: usize) -> Result<(), CoreError> {
 }
 
 fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())

@@ -1,5 +1,6 @@
 //! Retired surrogates, known only by keyed hash and lead bucket (SPEC V6).
 
+use super::token_matcher::BitFilter;
 use crate::keyed_hash::{retired_hash, Hash128};
 use crate::wire::RetiredSurrogate;
 use std::collections::HashSet;
@@ -10,6 +11,8 @@ pub(crate) struct RetiredSet {
     salt: Vec<u8>,
     hashes: HashSet<Hash128>,
     leads: HashSet<u32>,
+    /// A bit filter in front of `leads`: most tokens of a text stop here.
+    lead_filter: Option<BitFilter>,
 }
 
 impl RetiredSet {
@@ -22,7 +25,11 @@ impl RetiredSet {
 
     pub(crate) fn insert(&mut self, retired: &RetiredSurrogate) {
         self.hashes.insert(retired.hash.0);
-        self.leads.insert(retired.lead & 0x00ff_ffff);
+        let lead = retired.lead & 0x00ff_ffff;
+        self.leads.insert(lead);
+        self.lead_filter
+            .get_or_insert_with(BitFilter::new)
+            .set(lead_as_hash(lead));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -37,7 +44,19 @@ impl RetiredSet {
         !self.hashes.is_empty() && self.hashes.contains(&retired_hash(&self.salt, candidate))
     }
 
-    pub(crate) fn has_lead(&self, lead: u32) -> bool {
-        self.leads.contains(&lead)
+    /// True when a retired surrogate may start with a token of this hash
+    /// (see [`crate::text::lead_bucket`]).
+    #[inline]
+    pub(crate) fn has_lead_of(&self, token_hash: u64) -> bool {
+        let lead = (token_hash >> 40) as u32;
+        self.lead_filter
+            .as_ref()
+            .is_some_and(|f| f.may_contain(lead_as_hash(lead)))
+            && self.leads.contains(&lead)
     }
+}
+
+/// Places a 24-bit lead where the bit filter reads its bits (the top ones).
+fn lead_as_hash(lead: u32) -> u64 {
+    (lead as u64) << 40
 }
