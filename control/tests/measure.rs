@@ -64,7 +64,8 @@ fn measure_snapshot_of_100k_entries() {
             .set("Authorization", &format!("Bearer {token}"))
             .call()
             .unwrap();
-        let body = response.into_string().unwrap();
+        let mut body = String::new();
+        std::io::Read::read_to_string(&mut response.into_reader(), &mut body).unwrap();
         let took = started.elapsed();
         let snapshot: serde_json::Value = serde_json::from_str(&body).unwrap();
         println!(
