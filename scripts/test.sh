@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README): every check CI runs, in order.
 # Stages print their name and time; the first failure stops the run.
+# Needs what scripts/setup.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,12 @@ stage() {
 
 stage "format" cargo fmt --all --check
 stage "clippy (host)" cargo clippy --workspace --all-targets -- -D warnings
+stage "clippy (filter, wasm32-wasip1)" cargo clippy -p latet-filter -p latet-floor-filter --target wasm32-wasip1 -- -D warnings
 stage "latet-core for wasm32-wasip1" cargo check -p latet-core --target wasm32-wasip1
 stage "latet-core for wasm32-unknown-unknown" cargo check -p latet-core --target wasm32-unknown-unknown
-stage "tests" cargo test --workspace
+stage "filter .wasm (release + wasm-opt)" bash plugin/build.sh
+stage "floor filter .wasm" cargo build -p latet-floor-filter --release --target wasm32-wasip1
+stage "tests (workspace)" cargo test --workspace
+stage "Envoy configs validate" bash envoy/envoy-validate.sh
+stage "filter smoke in Envoy" bash plugin/smoke/run.sh
 echo "all checks passed"
