@@ -157,7 +157,45 @@ pub(crate) struct TokenMatcher {
     /// First-token hashes of every key: a stream tail shorter than the
     /// anchor is held when its first token may lead a key.
     leads: Option<BitFilter>,
+    /// The first two bytes of every key (a key of one byte sets its whole
+    /// row): 8 KiB that let most places in a text go without a hash.
+    pairs: PairFilter,
     max_key_len: usize,
+}
+
+/// One bit per pair of leading bytes.
+pub(crate) struct PairFilter(Vec<u64>);
+
+impl Default for PairFilter {
+    fn default() -> Self {
+        PairFilter(vec![0; 65536 / 64])
+    }
+}
+
+impl PairFilter {
+    fn set_key(&mut self, key: &[u8]) {
+        match key {
+            [] => {}
+            [first] => {
+                let row = (*first as usize) << 8;
+                for word in &mut self.0[row / 64..(row + 256) / 64] {
+                    *word = u64::MAX;
+                }
+            }
+            [first, second, ..] => {
+                let bit = ((*first as usize) << 8) | *second as usize;
+                self.0[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+
+    /// May a key start at `start` of `bytes`?
+    #[inline]
+    fn may_start(&self, bytes: &[u8], start: usize) -> bool {
+        let second = bytes.get(start + 1).copied().unwrap_or(0);
+        let bit = ((bytes[start] as usize) << 8) | second as usize;
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
 }
 
 impl TokenMatcher {
@@ -166,12 +204,14 @@ impl TokenMatcher {
         let mut short = Vec::new();
         let mut long = Vec::new();
         let mut leads = BitFilter::new();
+        let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
         for (key, slot) in keys {
             let Some((filed, lead)) = file_of(key) else {
                 continue;
             };
             leads.set(lead);
+            pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
             match filed {
                 Filed::Short(h) => short.push((h, slot)),
@@ -182,6 +222,7 @@ impl TokenMatcher {
             short: Buckets::build(short),
             long: Buckets::build(long),
             leads: Some(leads),
+            pairs,
             max_key_len,
         }
     }
@@ -195,6 +236,7 @@ impl TokenMatcher {
             return;
         };
         self.leads.get_or_insert_with(BitFilter::new).set(lead);
+        self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
         match filed {
             Filed::Short(h) => self.short.insert(h, slot),
@@ -214,6 +256,7 @@ impl TokenMatcher {
         self.short.heap_bytes()
             + self.long.heap_bytes()
             + self.leads.as_ref().map_or(0, BitFilter::heap_bytes)
+            + self.pairs.0.len() * 8
     }
 
     /// The slots whose key may start at `start` (token ends at `token_end`).
@@ -245,8 +288,9 @@ impl TokenMatcher {
             return;
         }
         let mut pos = 0;
+        let bytes = text.as_bytes();
         for_each_start(text, |start, token_end| {
-            if start < pos {
+            if start < pos || !self.pairs.may_start(bytes, start) {
                 return;
             }
             let mut best: Option<VaultMatch> = None;
