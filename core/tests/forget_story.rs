@@ -4,6 +4,8 @@
 //! never serves the old surrogate, masking asks for a new entry, the new
 //! surrogate differs from the old, and restore declines the old one.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests: a failed unwrap is a failed test
+
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::keyed_hash::{entry_id, retired_hash};
 use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
