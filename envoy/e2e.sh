@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end tests on real Envoy: starts envoy/run.sh on free ports with a
+# fresh state directory, runs the gateway tests
+# (envoy/fake-llm/tests/gateway_e2e.rs, ignored by a plain `cargo test`),
+# checks that no test value reached a log, and stops everything.
+#
+# usage: envoy/e2e.sh   (LATET_E2E_KEEP=1 keeps the state directory)
+set -euo pipefail
+LATET_LOG_TAG=e2e
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+state="$(mktemp -d /tmp/latet-gateway-test.XXXXXX)"
+export LATET_STATE_DIR="$state"
+LATET_LISTEN_PORT="$(free_port)"
+LATET_ADMIN_PORT="$(free_port)"
+LATET_CONTROL_PORT="$(free_port)"
+LATET_FAKE_LLM_PORT="$(free_port)"
+export LATET_LISTEN_PORT LATET_ADMIN_PORT LATET_CONTROL_PORT LATET_FAKE_LLM_PORT
+export LATET_UPSTREAM=fake
+
+# Build first, so that run.sh's readiness time is start time only.
+t0=$SECONDS
+LATET_BIN="$(build_latet_binary)"
+LATET_WASM="$(build_filter_wasm)"
+LATET_FAKE_LLM_BIN="$(build_fake_llm)"
+export LATET_BIN LATET_WASM LATET_FAKE_LLM_BIN
+latet_log "built in $((SECONDS - t0)) s"
+
+run_pid=""
+finish() {
+  if [[ -n "$run_pid" ]] && kill -0 "$run_pid" 2>/dev/null; then
+    kill -TERM "$run_pid" 2>/dev/null || true
+    wait "$run_pid" 2>/dev/null || true
+  fi
+  if [[ "${LATET_E2E_KEEP:-}" == 1 ]]; then
+    latet_log "state kept in $state"
+  else
+    rm -rf "$state"
+  fi
+}
+trap finish EXIT
+
+t1=$SECONDS
+"$LATET_ENVOY_DIR/run.sh" >"$state/run.out" 2>"$state/run.err" &
+run_pid=$!
+until grep -qx ready "$state/run.out" 2>/dev/null; do
+  if ! kill -0 "$run_pid" 2>/dev/null; then
+    cat "$state/run.err" >&2
+    latet_die "run.sh stopped before ready"
+  fi
+  sleep 0.1
+done
+latet_log "gateway ready in $((SECONDS - t1)) s"
+
+export LATET_E2E_GATEWAY="http://127.0.0.1:$LATET_LISTEN_PORT"
+export LATET_E2E_ADMIN="http://127.0.0.1:$LATET_ADMIN_PORT"
+export LATET_E2E_CONTROL="http://127.0.0.1:$LATET_CONTROL_PORT"
+export LATET_E2E_FAKE="http://127.0.0.1:$LATET_FAKE_LLM_PORT"
+export LATET_E2E_STATE="$state"
+export LATET_E2E_LATET_BIN="$LATET_BIN"
+
+status=0
+(cd "$LATET_ROOT" && cargo test -q -p latet-fake-llm --test gateway_e2e -- --ignored --test-threads 1) || status=$?
+
+# Every test value holds "e2e-acme" (its company domain is a value too).
+if grep -rl "e2e-acme" "$state/logs" >&2; then
+  latet_log "FAIL: a test value reached the logs above"
+  status=1
+else
+  latet_log "no test value in $state/logs"
+fi
+exit "$status"

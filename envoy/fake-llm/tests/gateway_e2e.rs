@@ -1,0 +1,325 @@
+//! End-to-end tests of the Latet gateway on real Envoy, with this fake LLM as
+//! the provider. Ignored by a plain `cargo test`: `envoy/e2e.sh` starts the
+//! gateway (`envoy/run.sh`) on free ports and runs them with `--ignored`,
+//! handing the addresses over in the environment:
+//!
+//! | variable | what |
+//! |---|---|
+//! | `LATET_E2E_GATEWAY` | Envoy's listener, `http://127.0.0.1:PORT` |
+//! | `LATET_E2E_ADMIN` | Envoy's admin |
+//! | `LATET_E2E_FAKE` | the fake LLM |
+//! | `LATET_E2E_CONTROL` | the control service |
+//! | `LATET_E2E_STATE` | the run's state directory (admin.token, logs/) |
+//! | `LATET_E2E_LATET_BIN` | the `latet` binary (for the CLI) |
+//!
+//! Every value used here holds `e2e-acme`, so that `e2e.sh` can check that
+//! none reached a log.
+
+// Tests may unwrap and panic: a failure is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+use support::{post, send, RawResponse};
+
+fn addr_of(variable: &str) -> SocketAddr {
+    let url = std::env::var(variable)
+        .unwrap_or_else(|_| panic!("{variable} is not set: run envoy/e2e.sh"));
+    url.trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap()
+}
+
+fn gateway() -> SocketAddr {
+    addr_of("LATET_E2E_GATEWAY")
+}
+
+fn fake() -> SocketAddr {
+    addr_of("LATET_E2E_FAKE")
+}
+
+/// A value no earlier test used: tests share one vault.
+fn fresh_email(tag: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{tag}.{}@latet-e2e-acme.it", nanos % 1_000_000_000)
+}
+
+const PREFIX: &str = "Please write to ";
+const SUFFIX: &str = " before noon.";
+
+fn sentence(value: &str) -> String {
+    format!("{PREFIX}{value}{SUFFIX}")
+}
+
+/// The three APIs: (name, path).
+const APIS: [(&str, &str); 3] = [
+    ("chat", "/v1/chat/completions"),
+    ("responses", "/v1/responses"),
+    ("anthropic", "/v1/messages"),
+];
+
+fn request(api: &str, text: &str, stream: bool) -> Value {
+    match api {
+        "chat" => {
+            json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": text}]})
+        }
+        "responses" => {
+            json!({"model": "m", "stream": stream, "input": [{"role": "user", "content": text}]})
+        }
+        _ => {
+            json!({"model": "m", "max_tokens": 64, "stream": stream, "messages": [{"role": "user", "content": text}]})
+        }
+    }
+}
+
+/// The user text the provider received in the last request.
+async fn provider_saw(api: &str) -> String {
+    let last = send(fake(), "GET", "/_fake/requests/last", &[], "").await;
+    assert_eq!(last.status, 200);
+    let body = last.json();
+    let text = match api {
+        "chat" | "anthropic" => body.pointer("/messages/0/content"),
+        _ => body.pointer("/input/0/content"),
+    };
+    text.and_then(Value::as_str).unwrap().to_owned()
+}
+
+/// The surrogate inside a sentence the provider saw.
+fn surrogate_in(seen: &str) -> String {
+    seen.strip_prefix(PREFIX)
+        .and_then(|rest| rest.strip_suffix(SUFFIX))
+        .unwrap_or_else(|| panic!("the provider saw another sentence shape"))
+        .to_owned()
+}
+
+/// The answer's text, whole or streamed.
+fn answer_text(api: &str, answer: &RawResponse, stream: bool) -> String {
+    assert_eq!(
+        answer.status,
+        200,
+        "{api}: {}",
+        String::from_utf8_lossy(&answer.body())
+    );
+    if !stream {
+        let body = answer.json();
+        let at = match api {
+            "chat" => "/choices/0/message/content",
+            "responses" => "/output/0/content/0/text",
+            _ => "/content/0/text",
+        };
+        return body.pointer(at).and_then(Value::as_str).unwrap().to_owned();
+    }
+    answer
+        .event_data()
+        .iter()
+        .filter_map(|d| match api {
+            "chat" => d
+                .pointer("/choices/0/delta/content")
+                .and_then(Value::as_str),
+            "responses" if d["type"] == "response.output_text.delta" => d["delta"].as_str(),
+            "anthropic" if d["type"] == "content_block_delta" => {
+                d.pointer("/delta/text").and_then(Value::as_str)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+async fn ask(api: &str, path: &str, text: &str, stream: bool) -> RawResponse {
+    post(gateway(), path, &[], &request(api, text, stream)).await
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn masks_on_the_way_up_and_restores_on_the_way_down() {
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let value = fresh_email(&format!("ada.{api}"));
+            let text = sentence(&value);
+            let answer = ask(api, path, &text, stream).await;
+            let seen = provider_saw(api).await;
+            assert!(
+                !seen.contains(&value),
+                "{api} stream={stream}: the provider saw the value"
+            );
+            let surrogate = surrogate_in(&seen);
+            assert!(surrogate.contains('@'), "{api}: an e-mail surrogate");
+            assert_ne!(surrogate, value);
+            assert_eq!(
+                answer_text(api, &answer, stream),
+                text,
+                "{api} stream={stream}: restored"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn streams_keep_their_framing() {
+    let value = fresh_email("framing");
+    let chat = ask("chat", "/v1/chat/completions", &sentence(&value), true).await;
+    let events = chat.events();
+    assert_eq!(events.last().unwrap().1, "[DONE]", "data: [DONE] survives");
+    let anthropic = ask("anthropic", "/v1/messages", &sentence(&value), true).await;
+    let names: Vec<String> = anthropic.events().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names.first().map(String::as_str), Some("message_start"));
+    assert_eq!(names.last().map(String::as_str), Some("message_stop"));
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn tool_call_arguments_are_restored() {
+    let header = [("x-fake-tool-call", "send_mail")];
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let value = fresh_email(&format!("tool.{api}"));
+            let text = sentence(&value);
+            let answer = post(gateway(), path, &header, &request(api, &text, stream)).await;
+            assert_eq!(answer.status, 200);
+            assert!(!provider_saw(api).await.contains(&value));
+            let body = String::from_utf8(answer.body()).unwrap();
+            // The arguments are `{"text": <what the provider saw>}`: restored,
+            // they carry the value (escaped once more inside a JSON string
+            // for the OpenAI APIs, whose arguments are text).
+            assert!(
+                body.contains(&value),
+                "{api} stream={stream}: arguments restored"
+            );
+        }
+    }
+}
+
+/// A token with the `forget` permission, made with the CLI.
+fn forget_token() -> String {
+    let state = std::env::var("LATET_E2E_STATE").unwrap();
+    let file = format!("{state}/e2e.forget.token");
+    if !std::path::Path::new(&file).exists() {
+        let control = std::env::var("LATET_E2E_CONTROL").unwrap();
+        let status = std::process::Command::new(std::env::var("LATET_E2E_LATET_BIN").unwrap())
+            .args([
+                "server",
+                "--server",
+                &control,
+                "--admin-token-file",
+                &format!("{state}/admin.token"),
+            ])
+            .args([
+                "keys",
+                "add-token",
+                "demo",
+                "e2e-forget",
+                "--forget",
+                "--out",
+                &file,
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "latet keys add-token");
+    }
+    std::fs::read_to_string(&file).unwrap().trim().to_owned()
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn forget_gives_a_new_surrogate_and_retires_the_old() {
+    let value = fresh_email("forget");
+    let text = sentence(&value);
+    ask("chat", "/v1/chat/completions", &text, false).await;
+    let old = surrogate_in(&provider_saw("chat").await);
+
+    let token = forget_token();
+    let body = json!({"values": [value]}).to_string();
+    let auth = format!("Bearer {token}");
+    let forgotten = send(
+        addr_of("LATET_E2E_CONTROL"),
+        "POST",
+        "/_latet/apps/v1/forget",
+        &[("authorization", &auth)],
+        &body,
+    )
+    .await;
+    assert_eq!(forgotten.status, 200, "{}", forgotten.text());
+    assert_eq!(forgotten.json()["forgotten"], 1);
+
+    // The same conversation again: once the forget reached Envoy, the
+    // provider sees a new surrogate, neither the value nor the old one.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let new = loop {
+        let answer = ask("chat", "/v1/chat/completions", &text, false).await;
+        let seen = provider_saw("chat").await;
+        assert!(!seen.contains(&value), "the provider saw the value");
+        let surrogate = surrogate_in(&seen);
+        if surrogate != old {
+            assert_eq!(
+                answer_text("chat", &answer, false),
+                text,
+                "the new surrogate restores"
+            );
+            break surrogate;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the forget did not reach the gateway in 15 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+
+    // The old surrogate, echoed back, is not restored; the new one is.
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let answer = ask(api, path, &sentence(&old), stream).await;
+            assert_eq!(
+                answer_text(api, &answer, stream),
+                sentence(&old),
+                "{api}: old stays"
+            );
+            let answer = ask(api, path, &sentence(&new), stream).await;
+            assert_eq!(
+                answer_text(api, &answer, stream),
+                text,
+                "{api}: new restores"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn metrics_are_on_prometheus() {
+    ask(
+        "chat",
+        "/v1/chat/completions",
+        &sentence(&fresh_email("metrics")),
+        false,
+    )
+    .await;
+    let stats = send(
+        addr_of("LATET_E2E_ADMIN"),
+        "GET",
+        "/stats/prometheus",
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(stats.status, 200);
+    let text = stats.text();
+    for metric in [
+        "latet_requests_masked",
+        "latet_values_masked",
+        "latet_restored",
+    ] {
+        assert!(
+            text.contains(metric),
+            "{metric} missing from /stats/prometheus"
+        );
+    }
+}
