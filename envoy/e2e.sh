@@ -21,6 +21,8 @@ LATET_CONTROL_PORT="$(free_port)"
 LATET_FAKE_LLM_PORT="$(free_port)"
 export LATET_LISTEN_PORT LATET_ADMIN_PORT LATET_CONTROL_PORT LATET_FAKE_LLM_PORT
 export LATET_UPSTREAM=fake
+# One test stops the control service on purpose and starts another.
+export LATET_RUN_MAY_EXIT=control
 
 # Build first, so that run.sh's readiness time is start time only.
 t0=$SECONDS
@@ -32,6 +34,10 @@ latet_log "built in $((SECONDS - t0)) s"
 
 run_pid=""
 finish() {
+  # The control service a test started again is not run.sh's to stop.
+  if [[ -s "$state/pids/control-restarted.pid" ]]; then
+    kill -TERM "$(cat "$state/pids/control-restarted.pid")" 2>/dev/null || true
+  fi
   if [[ -n "$run_pid" ]] && kill -0 "$run_pid" 2>/dev/null; then
     kill -TERM "$run_pid" 2>/dev/null || true
     wait "$run_pid" 2>/dev/null || true

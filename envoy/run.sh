@@ -24,8 +24,12 @@
 #   LATET_BIN, LATET_WASM, LATET_FAKE_LLM_BIN
 #                                          use these files instead of building
 #
+#   LATET_RUN_MAY_EXIT     (none)          names of parts whose exit does not stop the rest
+#                                          (tests that stop `control` on purpose)
+#
 # Files: $LATET_STATE_DIR/admin.token (admin token), demo.gateway.token (the
-# `demo` key's gateway token), latet.db, envoy.yaml, logs/{control,fake-llm,envoy}.log.
+# `demo` key's gateway token), latet.db, envoy.yaml, logs/{control,fake-llm,envoy}.log,
+# pids/<part>.pid while a part runs.
 set -euo pipefail
 LATET_LOG_TAG=run
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -40,7 +44,7 @@ fake_port="${LATET_FAKE_LLM_PORT:-8788}"
 fake_delay_ms="${LATET_FAKE_LLM_DELAY_MS:-1}"
 ready_timeout="${LATET_READY_TIMEOUT:-120}"
 
-mkdir -p "$state/logs"
+mkdir -p "$state/logs" "$state/pids"
 state="$(cd "$state" && pwd)"
 logs="$state/logs"
 
@@ -109,6 +113,7 @@ stop_all() {
       kill -KILL "$pid" 2>/dev/null || true
     fi
     wait "$pid" 2>/dev/null || true
+    rm -f "$state/pids/${names[$i]}.pid"
   done
   pids=()
 }
@@ -126,6 +131,7 @@ start() {
   setsid "$@" </dev/null >>"$log" 2>&1 &
   pids+=("$!")
   names+=("$name")
+  echo "$!" >"$state/pids/$name.pid"
   latet_log "started $name (pid $!, log $log)"
 }
 
@@ -223,14 +229,36 @@ else
 fi
 echo "state     $state   (admin.token, demo.gateway.token, logs/)"
 
-# Serve until Ctrl-C, or until one of the processes exits.
-set +e
-wait -n "${pids[@]}"
-status=$?
-set -e
-for i in "${!pids[@]}"; do
-  if ! kill -0 "${pids[$i]}" 2>/dev/null; then
-    latet_log "${names[$i]} exited (status $status); stopping the rest; see $logs"
+# Serve until Ctrl-C, or until one of the processes exits. Tests that stop
+# a part on purpose name it in LATET_RUN_MAY_EXIT (e.g. `control`): its exit
+# is logged and the rest keeps running.
+may_exit=" ${LATET_RUN_MAY_EXIT:-} "
+while true; do
+  set +e
+  wait -n "${pids[@]}"
+  status=$?
+  set -e
+  fatal=0
+  kept_pids=()
+  kept_names=()
+  for i in "${!pids[@]}"; do
+    if kill -0 "${pids[$i]}" 2>/dev/null; then
+      kept_pids+=("${pids[$i]}")
+      kept_names+=("${names[$i]}")
+      continue
+    fi
+    wait "${pids[$i]}" 2>/dev/null || true
+    rm -f "$state/pids/${names[$i]}.pid"
+    if [[ "$may_exit" == *" ${names[$i]} "* ]]; then
+      latet_log "${names[$i]} exited (status $status); allowed by LATET_RUN_MAY_EXIT"
+    else
+      latet_log "${names[$i]} exited (status $status); stopping the rest; see $logs"
+      fatal=1
+    fi
+  done
+  pids=("${kept_pids[@]}")
+  names=("${kept_names[@]}")
+  if ((fatal)) || ((${#pids[@]} == 0)); then
+    exit 1
   fi
 done
-exit 1

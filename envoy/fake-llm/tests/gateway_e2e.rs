@@ -323,3 +323,95 @@ async fn metrics_are_on_prometheus() {
         );
     }
 }
+
+fn state_dir() -> String {
+    std::env::var("LATET_E2E_STATE").unwrap()
+}
+
+async fn control_answers() -> bool {
+    tokio::net::TcpStream::connect(addr_of("LATET_E2E_CONTROL"))
+        .await
+        .is_ok()
+}
+
+/// Runs last (tests run by name with `--test-threads 1`): it stops the
+/// control service that `run.sh` started and starts another on the same
+/// database, whose pid `e2e.sh` stops at the end.
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn when_control_is_down_new_values_are_refused_then_served() {
+    let state = state_dir();
+    let pid = std::fs::read_to_string(format!("{state}/pids/control.pid")).unwrap();
+    let killed = std::process::Command::new("kill")
+        .arg(pid.trim())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while control_answers().await {
+        assert!(
+            Instant::now() < deadline,
+            "the control service did not stop"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A new value cannot get its entry: a clear error, nothing forwarded.
+    let value = fresh_email("down");
+    let text = sentence(&value);
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let answer = ask(api, path, &text, stream).await;
+            assert_eq!(answer.status, 503, "{api} stream={stream}");
+            assert_eq!(answer.json()["error"]["type"], "latet_entries_unavailable");
+        }
+    }
+    let log = send(fake(), "GET", "/_fake/requests", &[], "").await.text();
+    assert!(
+        !log.contains(&value),
+        "a value went upstream while control was down"
+    );
+
+    // Started again on the same database: the same request is served.
+    let control = std::env::var("LATET_E2E_CONTROL").unwrap();
+    let listen = control.trim_start_matches("http://");
+    let log_file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(format!("{state}/logs/control.log"))
+        .unwrap();
+    // Not waited for here: it outlives this test, and e2e.sh stops it by pid.
+    #[allow(clippy::zombie_processes)]
+    let child = std::process::Command::new(std::env::var("LATET_E2E_LATET_BIN").unwrap())
+        .args([
+            "serve",
+            "--db",
+            &format!("{state}/latet.db"),
+            "--listen",
+            listen,
+        ])
+        .args(["--admin-token-file", &format!("{state}/admin.token")])
+        .stdin(std::process::Stdio::null())
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .unwrap();
+    std::fs::write(
+        format!("{state}/pids/control-restarted.pid"),
+        child.id().to_string(),
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = ask("chat", "/v1/chat/completions", &text, false).await;
+        if answer.status == 200 {
+            assert_eq!(answer_text("chat", &answer, false), text);
+            assert!(!provider_saw("chat").await.contains(&value));
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not served again within 30 s of the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
