@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs `envoy --mode validate` on every Envoy configuration under envoy/:
 #   - templates (*.yaml.in) are rendered with sample values, once with the
-#     fake LLM upstream (plain HTTP) and once with a TLS provider;
+#     fake LLM upstream (plain HTTP) and once with a TLS provider (other
+#     templates' placeholders are filled by name: see fill_placeholders);
 #   - configs (*.yaml holding `static_resources:`) are checked with their
 #     module path (`filename: ….wasm`) replaced by the module under test;
 #   - other YAML (Kubernetes manifests) is named and skipped.
@@ -51,11 +52,39 @@ validate() {
 export LATET_LISTEN_PORT=10000 LATET_ADMIN_PORT=9901 LATET_CONTROL_PORT=8787
 export LATET_BODY_LIMIT_BYTES=4194304 LATET_WASM="$wasm"
 
+# Other templates' placeholders get sample values by their names: a port,
+# a size, a host, a module (the floor filter for one named *FLOOR*WASM*, the
+# module under test for any other *WASM*). An unknown name fails the template.
+floor_wasm=""
+sample_port=30000
+fill_placeholders() {
+  local name
+  for name in $(grep -o '\${[A-Z_][A-Z0-9_]*}' "$1" | sort -u | tr -d '${}'); do
+    [[ -n "${!name+set}" ]] && continue
+    case "$name" in
+      *FLOOR*WASM*)
+        [[ -n "$floor_wasm" ]] || floor_wasm="$(build_floor_wasm)"
+        export "$name=$floor_wasm"
+        ;;
+      *WASM*) export "$name=$wasm" ;;
+      *PORT*)
+        sample_port=$((sample_port + 1))
+        export "$name=$sample_port"
+        ;;
+      *LIMIT* | *BYTES*) export "$name=4194304" ;;
+      *HOST*) export "$name=127.0.0.1" ;;
+    esac
+  done
+}
+
 cd "$LATET_ROOT"
 while IFS= read -r file; do
   case "$file" in
     *.yaml.in)
-      for mode in plain tls; do
+      # Both upstream kinds only where the template has the choice.
+      modes=(plain)
+      grep -q 'LATET_UPSTREAM_TRANSPORT_SOCKET' "$file" && modes=(plain tls)
+      for mode in "${modes[@]}"; do
         if [[ "$mode" == plain ]]; then
           export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT=8788
         else
@@ -64,8 +93,13 @@ while IFS= read -r file; do
         LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket "$mode" "$LATET_UPSTREAM_HOST")"
         export LATET_UPSTREAM_TRANSPORT_SOCKET
         out="$work/$(basename "$file" .in)"
+        fill_placeholders "$file"
         if render_template "$file" "$out"; then
-          validate "$file ($mode upstream)" "$out"
+          if ((${#modes[@]} > 1)); then
+            validate "$file ($mode upstream)" "$out"
+          else
+            validate "$file" "$out"
+          fi
         else
           printf 'validate: %s FAILED (template)\n' "$file"
           failed=$((failed + 1))
