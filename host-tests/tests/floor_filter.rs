@@ -3,6 +3,9 @@
 //! callouts. Each test has its own host (engine, module, VMs): they run in
 //! parallel. Every assertion prints `host.dump()` when it fails.
 
+// Test helpers unwrap and panic like the tests themselves.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use host_tests::wasm_build::floor_filter_wasm;
 use host_tests::{Action, CalloutResponse, CalloutScript, Event, Host, HostError, Vm, VmSpec};
 use std::io::{Read, Write};
