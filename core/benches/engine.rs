@@ -21,8 +21,24 @@ const FIRST: &[&str] = &[
     "Jürgen", "Claire", "Élodie", "Pierre", "John", "Emily", "Oliver", "Sofia", "Marco", "Elena",
 ];
 const LAST: &[&str] = &[
-    "Rossi", "Bianchi", "García", "Martínez", "Müller", "Schmidt", "Dubois", "Moreau", "Smith",
-    "Brown", "Ferrari", "Romano", "López", "Weber", "Fischer", "Laurent", "Taylor", "Conti",
+    "Rossi",
+    "Bianchi",
+    "García",
+    "Martínez",
+    "Müller",
+    "Schmidt",
+    "Dubois",
+    "Moreau",
+    "Smith",
+    "Brown",
+    "Ferrari",
+    "Romano",
+    "López",
+    "Weber",
+    "Fischer",
+    "Laurent",
+    "Taylor",
+    "Conti",
 ];
 
 /// A deterministic generator (no dependency): splitmix64.
@@ -47,8 +63,18 @@ fn value_pair(i: usize, rng: &mut Rng) -> (String, String, Kind) {
     match i % 3 {
         0 => (format!("{f} {l}{i}"), format!("{sf} {sl}x{i}"), Kind::Name),
         1 => (
-            format!("{}.{}{i}@acme{}.it", f.to_lowercase(), l.to_lowercase(), i % 97),
-            format!("{}.{}{i}@brightvale{}.it", sf.to_lowercase(), sl.to_lowercase(), i % 97),
+            format!(
+                "{}.{}{i}@acme{}.it",
+                f.to_lowercase(),
+                l.to_lowercase(),
+                i % 97
+            ),
+            format!(
+                "{}.{}{i}@brightvale{}.it",
+                sf.to_lowercase(),
+                sl.to_lowercase(),
+                i % 97
+            ),
             Kind::Email,
         ),
         _ => (
@@ -67,7 +93,13 @@ fn vault(entries: usize) -> (Snapshot, Vec<(String, String)>) {
         let (value, surrogate, kind) = value_pair(i, &mut rng);
         let mut id = [0u8; 16];
         id[..8].copy_from_slice(&(i as u64).to_le_bytes());
-        list.push(Entry { id: EntryId(id), value: value.clone(), surrogate: surrogate.clone(), kind, generation: 1 });
+        list.push(Entry {
+            id: EntryId(id),
+            value: value.clone(),
+            surrogate: surrogate.clone(),
+            kind,
+            generation: 1,
+        });
         pairs.push((value, surrogate));
     }
     let snapshot = Snapshot {
@@ -150,7 +182,10 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 
 fn main() {
     let budget = Duration::from_millis(
-        std::env::var("LATET_BENCH_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(700),
+        std::env::var("LATET_BENCH_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(700),
     );
     println!("latet-core engine bench (best of runs over {budget:?} each)");
     for &entries in &[10_000usize, 100_000] {
@@ -197,7 +232,12 @@ fn main() {
             };
             let mut masked_ok = true;
             let d_mask = time(budget, || {
-                match masker.mask_request(&index, ApiShape::OpenAiChat, request.as_bytes(), MaskOptions::default()) {
+                match masker.mask_request(
+                    &index,
+                    ApiShape::OpenAiChat,
+                    request.as_bytes(),
+                    MaskOptions::default(),
+                ) {
                     Ok(MaskOutcome::Masked { body, .. }) => {
                         black_box(body);
                     }
@@ -209,7 +249,16 @@ fn main() {
                 Err(e) => return eprintln!("detectors: {e}"),
             };
             let d_memo = time(budget, || {
-                black_box(memo_masker.mask_request(&index, ApiShape::OpenAiChat, request.as_bytes(), MaskOptions::default()).is_ok());
+                black_box(
+                    memo_masker
+                        .mask_request(
+                            &index,
+                            ApiShape::OpenAiChat,
+                            request.as_bytes(),
+                            MaskOptions::default(),
+                        )
+                        .is_ok(),
+                );
             });
             let d_restore = time(budget, || {
                 black_box(restore_body(&index, answer.as_bytes()));
