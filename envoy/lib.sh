@@ -141,14 +141,28 @@ build_floor_wasm() {
   printf '%s\n' "$dir/latet_floor_filter.wasm"
 }
 
-# Builds the control service's `latet` binary (release) and prints its path.
-build_latet_binary() {
-  (cd "$LATET_ROOT" && cargo build -q -p latet --release) >&2
-  printf '%s\n' "$(latet_target_dir)/release/latet"
+# The cargo profile of the native binaries (`latet`, the fake LLM):
+# LATET_PROFILE=release (default) or debug — the test command uses debug, so
+# the binaries `cargo test` already built are reused instead of compiling
+# the whole async stack a second time.
+native_profile_args() {
+  case "${LATET_PROFILE:-release}" in
+    release) printf '%s\n' --release ;;
+    debug) ;;
+    *) latet_die "LATET_PROFILE must be release or debug" ;;
+  esac
 }
 
-# Builds the fake LLM (release) and prints its path.
+# Builds the control service's `latet` binary and prints its path.
+build_latet_binary() {
+  # shellcheck disable=SC2046
+  (cd "$LATET_ROOT" && cargo build -q -p latet $(native_profile_args)) >&2
+  printf '%s\n' "$(latet_target_dir)/${LATET_PROFILE:-release}/latet"
+}
+
+# Builds the fake LLM and prints its path.
 build_fake_llm() {
-  (cd "$LATET_ROOT" && cargo build -q -p latet-fake-llm --release) >&2
-  printf '%s\n' "$(latet_target_dir)/release/latet-fake-llm"
+  # shellcheck disable=SC2046
+  (cd "$LATET_ROOT" && cargo build -q -p latet-fake-llm $(native_profile_args)) >&2
+  printf '%s\n' "$(latet_target_dir)/${LATET_PROFILE:-release}/latet-fake-llm"
 }

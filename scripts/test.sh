@@ -23,4 +23,6 @@ stage "floor filter .wasm" cargo build -p latet-floor-filter --release --target 
 stage "tests (workspace)" cargo test --workspace
 stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh
+# The binaries `cargo test` built (debug) serve the end-to-end run.
+stage "end to end on real Envoy" env LATET_PROFILE=debug bash envoy/e2e.sh
 echo "all checks passed"
