@@ -1,0 +1,56 @@
+//! The wire types: snapshot, feed answer and entries answer parsed from
+//! random bytes, and parsed events applied to an index. Asserts: never
+//! panics; an applied `forgotten` event leaves none of its ids active; an
+//! error never quotes a value of the vault.
+#![no_main]
+
+use latet_core::restore::restore_body;
+use latet_core::snapshot::SnapshotIndex;
+use latet_core::wire::{parse_entries_response, parse_feed_answer, parse_snapshot, Event, EventBody, FeedAnswer};
+use latet_fuzz::{index, MASK_RETIRED, MASK_VAULT};
+use libfuzzer_sys::fuzz_target;
+
+fn apply_all(index: &mut SnapshotIndex, events: &[Event]) {
+    for event in events {
+        if index.apply_event(event).is_err() {
+            continue;
+        }
+        if let EventBody::Forgotten { ids, .. } = &event.body {
+            assert!(
+                index.entries().all(|e| !ids.contains(&e.id)),
+                "a forgotten id is still active"
+            );
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(snapshot) = parse_snapshot(data) {
+        if let Ok(mut built) = SnapshotIndex::from_snapshot(snapshot) {
+            let _ = restore_body(&built, b"{\"a\":\"Laura Bianchi Carla Verdi\"}");
+            apply_all(&mut built, &[]);
+        }
+    } else if let Err(err) = parse_snapshot(data) {
+        let message = err.to_string();
+        for (value, surrogate, _) in MASK_VAULT {
+            assert!(!message.contains(value) && !message.contains(surrogate));
+        }
+    }
+    let mut vault = index(MASK_VAULT, MASK_RETIRED);
+    if let Ok(FeedAnswer::Events { events, .. }) = parse_feed_answer(data) {
+        apply_all(&mut vault, &events);
+    }
+    // The shared-data form of the events (a JSON array).
+    if let Ok(events) = serde_json::from_slice::<Vec<Event>>(data) {
+        apply_all(&mut vault, &events);
+    }
+    if let Ok(answer) = parse_entries_response(data) {
+        let _ = vault.add_entries(answer.generation, answer.entries);
+    }
+    let text = String::from_utf8_lossy(data);
+    let _ = restore_body(&vault, text.as_bytes());
+    let mut found = Vec::new();
+    vault.find_values(&text, &mut found);
+    vault.find_surrogates(&text, &mut found);
+    let _ = vault.surrogate_holdback(&text);
+});
