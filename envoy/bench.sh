@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# What the Latet filter costs on the request path, measured against the floor
+# (issue 7). One Envoy with three listeners — no filter; the floor filter
+# (buffer and copy back); the Latet filter with its singleton — in front of
+# the fake LLM, the control service holding the vault. Measures, interleaved
+# between listeners: p50/p99 and req/s for 2/20/200 KB chat requests (4/40/400
+# vault values) on one and eight connections against 10k- and 100k-entry
+# vaults; streaming TTFB/TTLB; forget propagation; Envoy RSS and snapshot load
+# time; the module's size; and the engine alone natively and in V8 (node).
+#
+#   envoy/bench.sh           full run (~15 min); writes BENCHMARKS.md and
+#                            BENCHMARKS.json at the repository root
+#   envoy/bench.sh --smoke   ~15 s of measuring on a small vault (CI); writes
+#                            its report under the state dir only
+#
+# Exits non-zero only when the setup is broken (a build fails, a process does
+# not start, a request fails, the filter does not mask or restore, a forget is
+# not applied); never because a figure is slow.
+#
+# Environment (defaults):
+#   BENCH_PORT_BASE   19100   ports BASE..BASE+5 on 127.0.0.1 (none, floor,
+#                             latet, admin, control, fake LLM)
+#   BENCH_ROUNDS      3 (smoke 1)   rounds per latency cell
+#   BENCH_SECONDS     3 (smoke 1)   seconds per wrk run
+#   BENCH_SKIP_ENGINE unset   1: skip the engine harness (native and V8)
+#   BENCH_HOLD        unset   1: stop after loading the first vault and keep
+#                             everything running until Ctrl-C (for profiling)
+#   BENCH_STATE_DIR   <target dir>/bench-state   database, logs, results
+set -euo pipefail
+LATET_LOG_TAG=bench
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_dir="$LATET_ENVOY_DIR/bench"
+
+smoke=0
+case "${1:-}" in
+  --smoke) smoke=1 ;;
+  "") ;;
+  *) latet_die "usage: envoy/bench.sh [--smoke]" ;;
+esac
+
+base="${BENCH_PORT_BASE:-19100}"
+port_none=$base port_floor=$((base + 1)) port_latet=$((base + 2))
+port_admin=$((base + 3)) port_control=$((base + 4)) port_fake=$((base + 5))
+workers=2
+if ((smoke)); then
+  rounds="${BENCH_ROUNDS:-1}" seconds="${BENCH_SECONDS:-1}"
+  vaults=(small) vault_sizes=(1500) conns_list=(1)
+  stream_n=3 forget_n=4 engine_vaults=2000 engine_ms=30
+else
+  rounds="${BENCH_ROUNDS:-3}" seconds="${BENCH_SECONDS:-3}"
+  vaults=(10k 100k) vault_sizes=(10000 100000) conns_list=(1 8)
+  stream_n=20 forget_n=51 engine_vaults=10000,100000 engine_ms=400
+fi
+sizes=(2k 20k 200k)
+load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+state="${BENCH_STATE_DIR:-$(latet_target_dir)/bench-state}"
+rm -rf "$state"
+mkdir -p "$state/logs" "$state/results" "$state/bodies"
+state="$(cd "$state" && pwd)"
+results="$state/results"
+logs="$state/logs"
+control_url="http://127.0.0.1:$port_control"
+admin_url="http://127.0.0.1:$port_admin"
+fake_url="http://127.0.0.1:$port_fake"
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for port in $(seq "$base" $((base + 5))); do
+  port_busy "$port" && latet_die "127.0.0.1:$port is in use (set BENCH_PORT_BASE)"
+done
+
+# --- tools and builds ------------------------------------------------------
+if ! command -v wrk >/dev/null 2>&1; then
+  [[ "$(id -u)" == 0 ]] || latet_die "wrk is missing: install Debian's wrk package"
+  latet_log "installing wrk"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >&2 ||
+    { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >&2; }
+fi
+command -v node >/dev/null 2>&1 || [[ -n "${BENCH_SKIP_ENGINE:-}" ]] || latet_die "node is missing (or set BENCH_SKIP_ENGINE=1)"
+t0=$SECONDS
+envoy="$(envoy_binary)"
+latet="${LATET_BIN:-$(build_latet_binary)}"
+latet_wasm="${LATET_WASM:-$(build_filter_wasm)}"
+floor_wasm="$(build_floor_wasm)"
+fake_llm="${LATET_FAKE_LLM_BIN:-$(build_fake_llm)}"
+latet_log "built and installed in $((SECONDS - t0)) s"
+
+python3 "$bench_dir/bench.py" bodies "$state/bodies" >/dev/null
+
+# --- processes, stopped by pid on exit --------------------------------------
+pids=()
+names=()
+stop_pid() {
+  local pid="$1"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+stop_all() {
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    [[ -n "${pids[$i]}" ]] && stop_pid "${pids[$i]}"
+  done
+  pids=()
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+start() {
+  local name="$1" log="$2"
+  shift 2
+  setsid "$@" </dev/null >>"$log" 2>&1 &
+  pids+=("$!")
+  names+=("$name")
+}
+
+now_ms() { date +%s%3N; }
+
+# 1. the control service, a key `bench`, its gateway token and a forget token
+start control "$logs/control.log" "$latet" serve --db "$state/latet.db" \
+  --listen "127.0.0.1:$port_control" --admin-token-file "$state/admin.token"
+wait_http "$control_url/" 60 "${pids[-1]}" || latet_die "control service did not start; see $logs/control.log"
+for _ in $(seq 100); do [[ -s "$state/admin.token" ]] && break; sleep 0.05; done
+cli=("$latet" server --server "$control_url" --admin-token-file "$state/admin.token")
+"${cli[@]}" keys create bench --out "$state/gateway.token" >>"$logs/cli.log" 2>&1 || latet_die "keys create failed; see $logs/cli.log"
+"${cli[@]}" keys add-token bench erasure --forget --out "$state/forget.token" >>"$logs/cli.log" 2>&1 || latet_die "add-token failed; see $logs/cli.log"
+
+# 2. the fake LLM, answering as fast as it can (no pause between stream writes
+#    unless a request asks for one)
+start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$port_fake" --chunk-delay-ms 0
+wait_http "$fake_url/_fake/health" 30 "${pids[-1]}" || latet_die "fake LLM did not start"
+
+# 3. Envoy (started per vault size: its start measures the snapshot load)
+export BENCH_PORT_NONE=$port_none BENCH_PORT_FLOOR=$port_floor BENCH_PORT_LATET=$port_latet
+export BENCH_PORT_ADMIN=$port_admin BENCH_PORT_CONTROL=$port_control BENCH_PORT_FAKE=$port_fake
+export BENCH_BODY_LIMIT=4194304 BENCH_LATET_WASM="$latet_wasm" BENCH_FLOOR_WASM="$floor_wasm"
+render_template "$bench_dir/envoy-bench.yaml.in" "$state/envoy.yaml"
+envoy_index=-1
+
+latet_round_trip() {
+  curl -fsS -o /dev/null --max-time 5 "http://127.0.0.1:$port_latet/v1/chat/completions" \
+    -H 'content-type: application/json' \
+    -d '{"model":"probe","messages":[{"role":"user","content":"ready?"}]}' 2>/dev/null
+}
+
+# start_envoy VAULT: starts Envoy, waits until the Latet listener answers 200,
+# and appends RSS and load times to memory.jsonl.
+start_envoy() {
+  local vault="$1" t_start t_ready t_load deadline pid rss
+  if ((envoy_index >= 0)); then
+    stop_pid "${pids[$envoy_index]}"
+    pids[envoy_index]=""
+  fi
+  t_start=$(now_ms)
+  LATET_GATEWAY_TOKEN="$(cat "$state/gateway.token")" \
+    start envoy "$logs/envoy-$vault.log" "$envoy" -c "$state/envoy.yaml" \
+    --concurrency "$workers" --disable-hot-restart -l warning
+  envoy_index=$((${#pids[@]} - 1))
+  pid="${pids[$envoy_index]}"
+  deadline=$((SECONDS + 120))
+  until curl -fsS -o /dev/null --max-time 2 "$admin_url/ready" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault.log"
+    ((SECONDS < deadline)) || latet_die "envoy not ready in 120 s"
+    sleep 0.01
+  done
+  t_ready=$(now_ms)
+  until latet_round_trip; do
+    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault.log"
+    ((SECONDS < deadline)) || latet_die "the Latet listener did not answer 200 in 120 s (vault not loaded?)"
+    sleep 0.01
+  done
+  t_load=$(now_ms)
+  # The other listeners answer too.
+  for port in "$port_none" "$port_floor"; do
+    curl -fsS -o /dev/null --max-time 5 "http://127.0.0.1:$port/v1/chat/completions" \
+      -H 'content-type: application/json' -d '{"model":"p","messages":[{"role":"user","content":"hi"}]}' ||
+      latet_die "listener $port does not answer"
+  done
+  sleep 1
+  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+  python3 "$bench_dir/bench.py" snapshot --control "$control_url" --token "$state/gateway.token" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); d.update(vault=sys.argv[1], rss_kib=int(sys.argv[2]), ready_ms=int(sys.argv[3]), load_ms=int(sys.argv[4])); print(json.dumps(d))' \
+      "$vault" "$rss" $((t_ready - t_start)) $((t_load - t_start)) >>"$results/memory.jsonl"
+  latet_log "envoy up for vault $vault: ready $((t_ready - t_start)) ms, Latet listener $((t_load - t_start)) ms, RSS $((rss / 1024)) MiB"
+}
+
+clear_fake_log() { curl -fsS -o /dev/null -X DELETE "$fake_url/_fake/requests" || latet_die "fake LLM gone"; }
+
+# run_wrk VAULT SIZE CONNS LISTENER PORT SALT: one wrk run, one line of latency.jsonl.
+run_wrk() {
+  local vault="$1" size="$2" conns="$3" listener="$4" port="$5" salt="$6" threads=1 out line
+  ((conns > 1)) && threads=2
+  out="$(wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency --timeout 30s -s "$bench_dir/post.lua" \
+    "http://127.0.0.1:$port" -- "$state/bodies/chat-$size.json" /v1/chat/completions unique "$salt" 2>&1)" ||
+    latet_die "wrk failed against $listener"
+  line="$(printf '%s\n' "$out" | sed -n 's/^BENCHJSON //p')"
+  [[ -n "$line" ]] || latet_die "wrk printed no figures against $listener: $out"
+  printf '%s\n' "$line" | python3 -c 'import json,sys
+d=json.load(sys.stdin); a=sys.argv
+d.update(vault=a[1], size=a[2], conns=int(a[3]), listener=a[4], round=int(a[5]), body_bytes=int(a[6]))
+print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %s "$state/bodies/chat-$size.json")" >>"$results/latency.jsonl"
+  if [[ "$line" != *'"non2xx":0,"errors_connect":0,"errors_read":0,"errors_write":0,"errors_timeout":0'* ]]; then
+    latet_die "errors against $listener ($size, $conns conns): $line"
+  fi
+  clear_fake_log
+}
+
+listeners=(none floor latet)
+declare -A port_of=([none]=$port_none [floor]=$port_floor [latet]=$port_latet)
+salt=0
+
+# --- memory with an empty vault ----------------------------------------------
+start_envoy empty
+
+# --- per vault size: preload, restart Envoy (snapshot load), latency --------
+preloaded=0
+for v in "${!vaults[@]}"; do
+  vault="${vaults[$v]}" target="${vault_sizes[$v]}"
+  python3 "$bench_dir/bench.py" preload --control "$control_url" --token "$state/gateway.token" \
+    --start "$preloaded" --end "$target" >>"$results/preload.jsonl"
+  preloaded=$target
+  start_envoy "$vault"
+  python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway.token" \
+    --port "$port_latet" --fake "$fake_url" >/dev/null || latet_die "the Latet listener does not mask and restore"
+  if [[ -n "${BENCH_HOLD:-}" ]]; then
+    latet_log "holding (BENCH_HOLD): listeners none $port_none, floor $port_floor, latet $port_latet; admin $admin_url; bodies $state/bodies; Ctrl-C stops"
+    wait "${pids[$envoy_index]}" || true
+    exit 0
+  fi
+  # Warm-up (not recorded): each listener, each size.
+  for size in "${sizes[@]}"; do
+    for listener in "${listeners[@]}"; do
+      wrk -t1 -c1 -d1s -s "$bench_dir/post.lua" "http://127.0.0.1:${port_of[$listener]}" -- \
+        "$state/bodies/chat-$size.json" /v1/chat/completions unique 999 >/dev/null 2>&1 || latet_die "warm-up failed"
+    done
+  done
+  clear_fake_log
+  latet_log "vault $vault: latency matrix (${#sizes[@]} sizes × ${#conns_list[@]} connection counts × $rounds rounds × ${seconds} s × 3 listeners)"
+  for size in "${sizes[@]}"; do
+    for conns in "${conns_list[@]}"; do
+      for ((r = 0; r < rounds; r++)); do
+        # Rotate the order each round so no listener always runs first.
+        for ((i = 0; i < 3; i++)); do
+          listener="${listeners[$(((i + r) % 3))]}"
+          salt=$((salt + 1))
+          run_wrk "$vault" "$size" "$conns" "$listener" "${port_of[$listener]}" "$salt"
+        done
+      done
+    done
+  done
+  awk '/^VmRSS:/ {print $2}' "/proc/${pids[$envoy_index]}/status" |
+    python3 -c 'import json,sys; print(json.dumps({"vault": sys.argv[1], "rss_kib_after_load": int(sys.stdin.read())}))' "$vault" \
+      >>"$results/rss-after.jsonl"
+done
+
+# --- streaming: TTFB/TTLB, no filter vs Latet (the floor filter buffers whole answers)
+latet_log "streaming"
+python3 "$bench_dir/bench.py" stream --listener "none=$port_none" --listener "latet=$port_latet" \
+  --body "$state/bodies/chat-20k-stream.json" --body "$state/bodies/chat-200k-stream.json" \
+  --n "$stream_n" --chunk 12 --delay-ms 1 --salt 5000 >>"$results/stream.jsonl"
+clear_fake_log
+
+# --- forget propagation ------------------------------------------------------
+latet_log "forget propagation ($forget_n forgets)"
+python3 "$bench_dir/bench.py" forget --control "$control_url" --gateway-token "$state/gateway.token" \
+  --forget-token "$state/forget.token" --admin "$admin_url" --port "$port_latet" \
+  --n "$forget_n" --first-index $((preloaded / 2)) >"$results/forget.json" ||
+  latet_die "forget propagation: the filter applied no forget"
+python3 - "$results/forget.json" <<'EOF' || latet_die "forgets were not applied on every worker"
+import json, sys
+f = json.load(open(sys.argv[1]))
+ok = f["timeouts"] == 0 and f["verify_declined"] == f["verify_requests"] and f["restored_before"] == f["forgets"]
+sys.exit(0 if ok else 1)
+EOF
+stop_all
+
+# --- the module's size ---------------------------------------------------------
+python3 - "$latet_wasm" "$floor_wasm" >"$results/wasm.json" <<'EOF'
+import json, os, sys
+opt, floor = sys.argv[1], sys.argv[2]
+raw = opt.replace(".opt.wasm", ".wasm")
+print(json.dumps({"latet_opt_bytes": os.path.getsize(opt),
+                  "latet_bytes": os.path.getsize(raw) if os.path.exists(raw) else None,
+                  "floor_bytes": os.path.getsize(floor)}))
+EOF
+
+# --- the engine alone: native and V8 -----------------------------------------
+if [[ -z "${BENCH_SKIP_ENGINE:-}" ]]; then
+  latet_log "engine harness: native and wasm32-wasip1 in node"
+  harness="$bench_dir/engine-harness/Cargo.toml"
+  target_dir="$(latet_target_dir)"
+  (cd "$LATET_ROOT" && cargo build -q --release --manifest-path "$harness" --target-dir "$target_dir") >&2 ||
+    latet_die "engine harness (native) did not build"
+  (cd "$LATET_ROOT" && cargo build -q --release --target wasm32-wasip1 --manifest-path "$harness" --target-dir "$target_dir") >&2 ||
+    latet_die "engine harness (wasm32-wasip1) did not build"
+  export LATET_BENCH_VAULTS="$engine_vaults" LATET_BENCH_MS="$engine_ms"
+  "$target_dir/release/latet-engine-harness" >"$results/engine.jsonl" || latet_die "engine harness (native) failed"
+  # --no-liftoff: Envoy's V8 compiles with TurboFan only (proxy-wasm
+  # cpp-host turns Liftoff off); node would otherwise run large functions in
+  # the baseline tier for a while (measured: 200 KB masking 3× slower).
+  node --no-warnings --no-liftoff "$bench_dir/run-wasi.mjs" "$target_dir/wasm32-wasip1/release/latet-engine-harness.wasm" \
+    >>"$results/engine.jsonl" || latet_die "engine harness (V8) failed"
+fi
+
+# --- the report ----------------------------------------------------------------
+cpu="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+python3 - "$results/meta.json" <<EOF
+import json, sys
+json.dump({"date": "$(date -u +%Y-%m-%dT%H:%MZ)", "smoke": bool($smoke), "cpu": """$cpu""", "cores": $(nproc),
+           "load": "$load_at_start", "load_at_end": "$(cut -d' ' -f1-3 /proc/loadavg)", "envoy": "$("$envoy" --version 2>/dev/null | grep -o '/[0-9.]*/' | head -1 | tr -d /)",
+           "node": "$(node --version 2>/dev/null || true)", "wrk": "$(wrk -v 2>&1 | head -1 | awk '{print $2}')",
+           "workers": $workers, "rounds": $rounds, "seconds": $seconds,
+           "vaults": "${vaults[*]}", "commit": "$(git -C "$LATET_ROOT" rev-parse --short HEAD 2>/dev/null || true)"},
+          open(sys.argv[1], "w"))
+EOF
+if ((smoke)); then
+  md="$state/BENCHMARKS.md" json="$state/BENCHMARKS.json"
+else
+  md="$LATET_ROOT/BENCHMARKS.md" json="$LATET_ROOT/BENCHMARKS.json"
+fi
+python3 "$bench_dir/bench.py" report --results "$results" --json "$json" --md "$md" --notes "$bench_dir/notes.md"
+latet_log "done in $((SECONDS - t0)) s: $md"

@@ -1,0 +1,671 @@
+#!/usr/bin/env python3
+"""Helpers of envoy/bench.sh (standard library only). Subcommands:
+
+  bodies DIR                 write the request bodies (chat-2k.json, ...)
+  preload ...                add synthetic values to a key's vault (entries API)
+  snapshot ...               time one snapshot GET; count entries and raw bytes
+  stream ...                 streaming TTFB/TTLB, interleaved between listeners
+  forget ...                 forget propagation over N forgets
+  check ...                  one masked + restored round trip through the filter
+  report ...                 BENCHMARKS.json and BENCHMARKS.md from the results
+
+Every value here is synthetic (generated from its index); none is printed.
+Results are JSON on stdout; progress on stderr.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import sys
+import time
+import urllib.request
+
+FIRST = ["Mario", "Laura", "Giulia", "Paolo", "Ana", "José", "Lucía", "Javier", "Hans", "Greta",
+         "Jürgen", "Claire", "Élodie", "Pierre", "John", "Emily", "Oliver", "Sofia", "Marco", "Elena"]
+LAST = ["Rossi", "Bianchi", "García", "Martínez", "Müller", "Schmidt", "Dubois", "Moreau", "Smith",
+        "Brown", "Ferrari", "Romano", "López", "Weber", "Fischer", "Laurent", "Taylor", "Conti"]
+
+FILLER = ("Please review the quarterly figures below and tell me whether the "
+          "supplier contract needs to be renegotiated before the end of the month; the team "
+          "already checked the delivery dates and the invoices look consistent with the order. ")
+
+# (name, approximate bytes, vault values in it): the issue's three sizes.
+SIZES = [("2k", 2_000, 4), ("20k", 20_000, 40), ("200k", 200_000, 400)]
+
+# Bodies use values among the first BODY_POOL entries, so the same bodies
+# serve every vault size; forgets use values beyond it.
+BODY_POOL = 1_000
+
+
+def log(*parts):
+    print("bench.py:", *parts, file=sys.stderr, flush=True)
+
+
+def value_of(i):
+    """The i-th synthetic value and its kind: names, e-mails, phones in turn."""
+    first = FIRST[(i * 7 + i // 20) % len(FIRST)]
+    last = LAST[(i * 13 + i // 18) % len(LAST)]
+    kind = i % 3
+    if kind == 0:
+        return "name", f"{first} {last}{i}"
+    if kind == 1:
+        return "email", f"{first.lower()}.{last.lower()}{i}@acme{i % 97}.it"
+    return "phone", f"+39 347 {i % 1000:03} {i // 1000:04}"
+
+
+def chat_body(size, values, stream, pool):
+    """An OpenAI Chat request of about `size` bytes holding `values` vault
+    values; every message starts with the marker `@@U@@` (post.lua)."""
+    per_message = size // values
+    messages = []
+    for m in range(values):
+        _, value = value_of((m * 7919) % pool)
+        text = "@@U@@ "
+        while len(text) + len(value) + 40 < per_message:
+            text += FILLER
+        text = text[: max(per_message - len(value) - 40, 6)]
+        text += " Contact: " + value + "."
+        messages.append({"role": "user" if m % 2 == 0 else "assistant", "content": text})
+    # The fake LLM answers the last user message: make it the last message.
+    if messages[-1]["role"] != "user":
+        messages[-1]["role"] = "user"
+    body = {"model": "gpt-4o", "messages": messages}
+    if stream:
+        body["stream"] = True
+    return json.dumps(body, ensure_ascii=False)
+
+
+def cmd_bodies(args):
+    os.makedirs(args.dir, exist_ok=True)
+    pool = min(BODY_POOL, args.pool)
+    for name, size, values in SIZES:
+        for stream in (False, True):
+            path = os.path.join(args.dir, f"chat-{name}{'-stream' if stream else ''}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(chat_body(size, values, stream, pool))
+    print(json.dumps({"dir": args.dir, "pool": pool}))
+
+
+def read_token(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().strip()
+
+
+def post_json(url, token, body, timeout=300):
+    data = json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST", headers={
+        "Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read())
+
+
+def cmd_preload(args):
+    token = read_token(args.token)
+    url = args.control.rstrip("/") + "/_latet/gateway/v1/entries"
+    t0 = time.perf_counter()
+    created = 0
+    for start in range(args.start, args.end, 1000):
+        batch = [value_of(i) for i in range(start, min(start + 1000, args.end))]
+        answer = post_json(url, token, {"version": 1, "values": [
+            {"kind": k, "value": v} for k, v in batch]})
+        created += len(answer.get("entries", []))
+    seconds = time.perf_counter() - t0
+    log(f"preloaded values {args.start}..{args.end} in {seconds:.1f} s")
+    print(json.dumps({"values": args.end - args.start, "entries_answered": created,
+                      "seconds": seconds}))
+
+
+def cmd_snapshot(args):
+    token = read_token(args.token)
+    req = urllib.request.Request(args.control.rstrip("/") + "/_latet/gateway/v1/snapshot",
+                                 headers={"Authorization": f"Bearer {token}"})
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=300) as resp:
+        raw = resp.read()
+    seconds = time.perf_counter() - t0
+    snap = json.loads(raw)
+    entries = snap.get("entries", [])
+    raw_bytes = sum(len(e["value"].encode()) + len(e["surrogate"].encode()) for e in entries)
+    print(json.dumps({"entries": len(entries), "raw_bytes": raw_bytes,
+                      "snapshot_json_bytes": len(raw), "get_seconds": seconds}))
+
+
+def percentile(values, p):
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * p / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def unique_body(template, n):
+    return template.replace("@@U@@", f"refstream{n:x}".replace("0", "g").replace("1", "h")
+                            .replace("2", "i").replace("3", "j").replace("4", "k")
+                            .replace("5", "l").replace("6", "m").replace("7", "n")
+                            .replace("8", "o").replace("9", "p"))
+
+
+def stream_once(port, body, chunk, delay_ms):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    t0 = time.perf_counter()
+    conn.request("POST", "/v1/chat/completions", body=body.encode(), headers={
+        "Content-Type": "application/json", "x-fake-chunk": str(chunk),
+        "x-fake-chunk-delay-ms": str(delay_ms)})
+    resp = conn.getresponse()
+    first = None
+    total = 0
+    while True:
+        piece = resp.read1(65536)
+        if not piece:
+            break
+        if first is None:
+            first = time.perf_counter()
+        total += len(piece)
+    last = time.perf_counter()
+    status = resp.status
+    conn.close()
+    return status, (first or last) - t0, last - t0, total
+
+
+def cmd_stream(args):
+    listeners = [(name, int(port)) for name, port in (p.split("=") for p in args.listener)]
+    out = []
+    for body_path in args.body:
+        with open(body_path, encoding="utf-8") as f:
+            template = f.read()
+        samples = {name: {"ttfb": [], "ttlb": [], "bytes": 0, "bad": 0} for name, _ in listeners}
+        for n in range(args.warmup + args.n):
+            order = listeners if n % 2 == 0 else list(reversed(listeners))
+            for name, port in order:
+                status, ttfb, ttlb, size = stream_once(port, unique_body(template, n + args.salt),
+                                                       args.chunk, args.delay_ms)
+                if n < args.warmup:
+                    continue
+                s = samples[name]
+                if status != 200:
+                    s["bad"] += 1
+                    continue
+                s["ttfb"].append(ttfb * 1e3)
+                s["ttlb"].append(ttlb * 1e3)
+                s["bytes"] = size
+        for name, s in samples.items():
+            out.append({"body": os.path.basename(body_path), "listener": name, "n": len(s["ttfb"]),
+                        "non200": s["bad"], "answer_bytes": s["bytes"],
+                        "ttfb_p50_ms": percentile(s["ttfb"], 50), "ttfb_p99_ms": percentile(s["ttfb"], 99),
+                        "ttlb_p50_ms": percentile(s["ttlb"], 50), "ttlb_p99_ms": percentile(s["ttlb"], 99)})
+    print(json.dumps({"chunk_chars": args.chunk, "delay_ms": args.delay_ms, "results": out}))
+
+
+def chat_once(port, text, fresh=True):
+    """One whole chat request whose answer echoes `text`; the answer's text."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]})
+    conn.request("POST", "/v1/chat/completions", body=body.encode(), headers={
+        "Content-Type": "application/json", "Connection": "close" if fresh else "keep-alive"})
+    resp = conn.getresponse()
+    raw = resp.read()
+    conn.close()
+    if resp.status != 200:
+        return resp.status, None
+    answer = json.loads(raw)
+    return 200, answer["choices"][0]["message"]["content"]
+
+
+def read_counter(admin, name):
+    with urllib.request.urlopen(f"{admin}/stats?filter={name}$", timeout=5) as resp:
+        text = resp.read().decode()
+    total = 0
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().endswith(name):
+            total += int(value.strip())
+    return total
+
+
+def cmd_check(args):
+    """A name value through the Latet listener: it must not reach the fake
+    LLM, and its surrogate in the answer must come back as the value."""
+    token = read_token(args.token)
+    kind, value = value_of(args.index)
+    entry = post_json(args.control.rstrip("/") + "/_latet/gateway/v1/entries", token,
+                      {"version": 1, "values": [{"kind": kind, "value": value}]})["entries"][0]
+    ok = True
+    status, answer = chat_once(args.port, f"Please greet {value} today.")
+    with urllib.request.urlopen(f"{args.fake}/_fake/requests/last", timeout=5) as resp:
+        upstream = resp.read().decode("utf-8", "replace")
+    if status != 200 or value in upstream or entry["surrogate"] not in upstream:
+        ok = False
+        log(f"check: status {status}; the value went upstream unmasked or its surrogate is missing")
+    if answer is None or value not in answer:
+        ok = False
+        log("check: the answer did not come back restored")
+    print(json.dumps({"masked_and_restored": ok}))
+    return 0 if ok else 1
+
+
+def cmd_forget(args):
+    gateway = read_token(args.gateway_token)
+    forget_token = read_token(args.forget_token)
+    control = args.control.rstrip("/")
+    counter = "latet_forget_events_applied"
+    indexes = [i for i in range(args.first_index, args.first_index + 3 * args.n * 2) if i % 3 == 0][: args.n]
+    values = [value_of(i)[1] for i in indexes]
+    entries = post_json(control + "/_latet/gateway/v1/entries", gateway,
+                        {"version": 1, "values": [{"kind": "name", "value": v} for v in values]})["entries"]
+    surrogates = [e["surrogate"] for e in entries[: len(values)]]
+    per_forget = None
+    times_ms = []
+    restored_before = 0
+    declined_after = 0
+    checks_after = 0
+    timeouts = 0
+    for k, (value, surrogate) in enumerate(zip(values, surrogates)):
+        status, answer = chat_once(args.port, f"Please greet {surrogate} today.")
+        if status == 200 and answer is not None and value in answer:
+            restored_before += 1
+        base = read_counter(args.admin, counter)
+        post_json(control + "/_latet/apps/v1/forget", forget_token, {"values": [value]})
+        t0 = time.perf_counter()
+        if per_forget is None:
+            # Calibration: how much one forget moves the counter (one per
+            # worker VM that applies it), once it settles.
+            time.sleep(args.settle)
+            per_forget = read_counter(args.admin, counter) - base
+            log(f"one forget moves {counter} by {per_forget}")
+            if per_forget <= 0:
+                log("the counter did not move: the filter applied no forget")
+                print(json.dumps({"error": "forget counter did not move"}))
+                return 1
+            continue
+        deadline = t0 + args.timeout
+        while True:
+            now = time.perf_counter()
+            if read_counter(args.admin, counter) >= base + per_forget:
+                times_ms.append((now - t0) * 1e3)
+                break
+            if now > deadline:
+                timeouts += 1
+                break
+            time.sleep(0.001)
+        # Every worker should now decline the retired surrogate: fresh
+        # connections land on workers at random.
+        for _ in range(args.verify):
+            status, answer = chat_once(args.port, f"Please greet {surrogate} today.")
+            checks_after += 1
+            if status == 200 and answer is not None and surrogate in answer and value not in answer:
+                declined_after += 1
+    result = {
+        "forgets_timed": len(times_ms), "calibration_forgets": 1, "counter_step": per_forget,
+        "p50_ms": percentile(times_ms, 50), "p99_ms": percentile(times_ms, 99),
+        "max_ms": max(times_ms) if times_ms else None, "timeouts": timeouts,
+        "restored_before": restored_before, "forgets": len(values),
+        "verify_requests": checks_after, "verify_declined": declined_after,
+    }
+    print(json.dumps(result))
+    return 0
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def load_jsonl(path):
+    rows = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    rows.append(json.loads(line))
+    return rows
+
+
+def load_json(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        text = f.read().strip()
+    return json.loads(text) if text else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def summarize_latency(rows):
+    """Median over rounds of each listener's p50, p99, req/s; then added
+    latency over no filter and the ratios."""
+    groups = {}
+    for r in rows:
+        key = (r["vault"], r["size"], r["conns"])
+        groups.setdefault(key, {}).setdefault(r["listener"], []).append(r)
+    out = []
+    for (vault, size, conns), by_listener in sorted(groups.items(), key=lambda kv: (kv[0][0], SIZE_ORDER.get(kv[0][1], 9), kv[0][2])):
+        item = {"vault": vault, "size": size, "conns": conns}
+        for listener, runs in by_listener.items():
+            item[listener] = {
+                "rounds": len(runs),
+                "p50_us": median([x["p50_us"] for x in runs]),
+                "p99_us": median([x["p99_us"] for x in runs]),
+                "req_s": median([x["requests"] / (x["duration_us"] / 1e6) for x in runs if x["duration_us"]]),
+                "requests": sum(x["requests"] for x in runs),
+                "errors": sum(x["non2xx"] + x["errors_connect"] + x["errors_read"] + x["errors_write"] + x["errors_timeout"] for x in runs),
+                "body_bytes": runs[0].get("body_bytes"),
+            }
+        none = item.get("none", {}).get("p50_us")
+        floor = item.get("floor", {}).get("p50_us")
+        ours = item.get("latet", {}).get("p50_us")
+        item["floor_added_us"] = None if none is None or floor is None else floor - none
+        item["ours_added_us"] = None if none is None or ours is None else ours - none
+        # A floor that added nothing measurable (noise put it at or below
+        # no filter) gives no ratio.
+        floor_added = item["floor_added_us"]
+        item["ours_over_floor_added"] = ratio(item["ours_added_us"], floor_added) if floor_added and floor_added > 0 else None
+        item["ours_over_none"] = ratio(ours, none)
+        out.append(item)
+    return out
+
+
+SIZE_ORDER = {"2k": 0, "20k": 1, "200k": 2}
+
+
+def fmt(v, digits=0, unit=""):
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}{unit}"
+    return f"{v:,}{unit}"
+
+
+def cmd_report(args):
+    d = args.results
+    meta = load_json(os.path.join(d, "meta.json")) or {}
+    latency = summarize_latency(load_jsonl(os.path.join(d, "latency.jsonl")))
+    streaming = load_jsonl(os.path.join(d, "stream.jsonl"))
+    forget = load_json(os.path.join(d, "forget.json"))
+    memory = load_jsonl(os.path.join(d, "memory.jsonl"))
+    engine = load_jsonl(os.path.join(d, "engine.jsonl"))
+    wasm = load_json(os.path.join(d, "wasm.json")) or {}
+
+    # Engine: V8 over native per case.
+    cases = {}
+    for r in engine:
+        if r.get("kind") == "case":
+            key = (r["entries"], r["request_bytes"])
+            cases.setdefault(key, {})["wasm" if "wasm" in r["runtime"] else "native"] = r
+    engine_rows = []
+    for (entries, request_bytes), pair in sorted(cases.items()):
+        n, w = pair.get("native"), pair.get("wasm")
+        row = {"entries": entries, "request_bytes": request_bytes}
+        for what in ("mask_mbps", "mask_memo_cold_mbps", "mask_memo_warm_mbps", "restore_mbps", "find_mbps"):
+            row[f"native_{what}"] = n and n.get(what)
+            row[f"v8_{what}"] = w and w.get(what)
+            row[f"v8_over_native_{what[:-5]}"] = ratio(w and w.get(what), n and n.get(what))
+        engine_rows.append(row)
+    vaults = [r for r in engine if r.get("kind") == "vault"]
+
+    # Memory per worker: the Envoy RSS growth over the empty vault, split
+    # over the workers (an upper bound: it also holds the singleton's copy and
+    # the shared-data snapshot), against the raw bytes of values+surrogates.
+    empty_rss = next((m["rss_kib"] for m in memory if m["vault"] == "empty"), None)
+    workers = meta.get("workers", 2)
+    for m in memory:
+        grown = None if empty_rss is None else (m["rss_kib"] - empty_rss) * 1024
+        m["rss_growth_bytes"] = grown
+        m["per_worker_upper_bound_over_raw"] = None if grown is None or not m.get("raw_bytes") else grown / workers / m["raw_bytes"]
+    index_ratio_v8 = {v["entries"]: v["index_over_raw"] for v in vaults if "wasm" in v["runtime"]}
+
+    # Where the time goes: the engine's masking time in V8 (the filter's
+    # conditions: 8 MiB memo, every request new) for a body of that size, as
+    # a share of our added latency.
+    vault_entries = {"10k": 10_000, "100k": 100_000}
+    for x in latency:
+        entries = vault_entries.get(x["vault"])
+        body = (x.get("latet") or {}).get("body_bytes")
+        match = [r for r in engine_rows if r["entries"] == entries and r["v8_mask_memo_cold_mbps"]]
+        if not match or not body or not x["ours_added_us"]:
+            x["engine_mask_us"] = None
+            x["engine_share"] = None
+            continue
+        r = min(match, key=lambda r: abs(r["request_bytes"] - body))
+        x["engine_mask_us"] = body / r["v8_mask_memo_cold_mbps"]
+        x["engine_share"] = x["engine_mask_us"] / x["ours_added_us"] if x["ours_added_us"] > 0 else None
+
+    targets = []
+
+    def target(name, value, limit, better="lower", note=""):
+        met = None if value is None else (value <= limit if better == "lower" else value >= limit)
+        targets.append({"target": name, "value": value, "limit": limit, "met": met, "note": note})
+
+    def lat(vault, size, conns):
+        return next((x for x in latency if x["vault"] == vault and x["size"] == size and x["conns"] == conns), None)
+
+    for vault in sorted({x["vault"] for x in latency}):
+        for size, limit in (("20k", 1.5), ("200k", 2.5)):
+            x = lat(vault, size, 1)
+            target(f"added latency over no filter ≤ {limit}× the floor's ({size}, vault {vault}, 1 conn, p50)",
+                   x and x["ours_over_floor_added"], limit)
+    big = max((r for r in engine_rows if r["v8_mask_mbps"]), key=lambda r: (r["entries"], r["request_bytes"]), default=None)
+    if big:
+        target(f"V8 masking ≥ 300 MB/s ({big['request_bytes'] // 1000} KB, vault {big['entries']})", big["v8_mask_mbps"], 300, "higher")
+        target(f"V8 restoring ≥ 500 MB/s ({big['request_bytes'] // 1000} KB, vault {big['entries']})", big["v8_restore_mbps"], 500, "higher")
+    for entries, r in sorted(index_ratio_v8.items()):
+        target(f"memory per worker ≤ 3× raw values+surrogates (index in V8, vault {entries})", r, 3.0)
+    for m in memory:
+        # Below 10k entries the growth is lost in the RSS's own noise.
+        if m["vault"] != "empty" and (m.get("entries") or 0) >= 10_000 and m["per_worker_upper_bound_over_raw"] is not None:
+            target(f"memory per worker ≤ 3× raw (Envoy RSS growth / {workers} workers, vault {m['vault']}; upper bound)",
+                   m["per_worker_upper_bound_over_raw"], 3.0)
+    if forget:
+        target("forget propagation p99 ≤ 1 s (ms)", forget.get("p99_ms"), 1000)
+    if wasm.get("latet_opt_bytes"):
+        target(".wasm after wasm-opt ≤ 1 MB (bytes; 1 MB = 1,000,000)", wasm["latet_opt_bytes"], 1_000_000)
+
+    doc = {"meta": meta, "targets": targets, "latency": latency, "streaming": streaming,
+           "forget": forget, "memory": memory, "engine": {"cases": engine_rows, "vaults": vaults},
+           "wasm": wasm}
+    with open(args.json, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    with open(args.md, "w", encoding="utf-8") as f:
+        f.write(render_md(doc, args.notes))
+    log(f"wrote {args.json} and {args.md}")
+
+
+def render_md(doc, notes_path):
+    meta = doc["meta"]
+    out = []
+    w = out.append
+    w("# Benchmarks: what the filter costs on the request path\n")
+    w(f"One run of `envoy/bench.sh{' --smoke' if meta.get('smoke') else ''}` on {meta.get('date', '?')}. "
+      f"Machine: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, "
+      f"shared with other builds during the run (load average at start {meta.get('load', '?')}): "
+      "absolute figures are noisy; the ratios come from one interleaved run. "
+      f"Envoy {meta.get('envoy', '?')} (V8), `--concurrency {meta.get('workers', 2)}`; node {meta.get('node', '?')}; "
+      f"wrk {meta.get('wrk', '?')}. Each latency cell is the median over {meta.get('rounds', '?')} "
+      f"rounds of {meta.get('seconds', '?')} s; listeners take turns within a round.\n")
+    if notes_path and os.path.exists(notes_path):
+        with open(notes_path, encoding="utf-8") as f:
+            w(f.read().rstrip() + "\n")
+
+    w("## Targets (issue 7)\n")
+    w("| target | measured | limit | met |")
+    w("|---|---|---|---|")
+    for t in doc["targets"]:
+        v = t["value"]
+        shown = fmt(v, 2) if isinstance(v, float) else fmt(v)
+        met = "–" if t["met"] is None else ("yes" if t["met"] else "**no**")
+        w(f"| {t['target']} | {shown} | {t['limit']} | {met} |")
+    w("")
+
+    w("## Ratios first: added latency (p50)\n")
+    w("Added latency = listener p50 − no-filter p50. *ours/floor* is our added latency over the "
+      "buffer-only floor filter's; *ours/none* is our p50 over no filter's. Every request is unique "
+      "(a per-request token in every message), so the filter's memo of masked texts never helps.\n")
+    w("*engine (V8)* is the engine's time to mask a body of that size in V8 under the filter's conditions "
+      "(8 MiB memo, every request new; the engine table below), for comparison with *ours added*.\n")
+    w("| vault | body | conns | ours/floor added | ours/none | floor added | ours added | engine (V8) |")
+    w("|---|---|---|---|---|---|---|---|")
+    for x in doc["latency"]:
+        w(f"| {x['vault']} | {x['size']} | {x['conns']} | {fmt(x['ours_over_floor_added'], 2, '×') if x['ours_over_floor_added'] is not None else 'n/a (floor in the noise)'} | "
+          f"{fmt(x['ours_over_none'], 2, '×')} | {fmt(x['floor_added_us'], 0, ' µs')} | {fmt(x['ours_added_us'], 0, ' µs')} | {fmt(x.get('engine_mask_us'), 0, ' µs')} |")
+    w("")
+    w("## Latency and throughput\n")
+    w("| vault | body | conns | none p50 / p99 | floor p50 / p99 | Latet p50 / p99 | none req/s | floor req/s | Latet req/s | errors |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for x in doc["latency"]:
+        cells = []
+        for l in ("none", "floor", "latet"):
+            s = x.get(l, {})
+            cells.append(f"{fmt(s.get('p50_us'), 0)} / {fmt(s.get('p99_us'), 0)} µs")
+        rates = [fmt(x.get(l, {}).get("req_s"), 0) for l in ("none", "floor", "latet")]
+        errors = sum(x.get(l, {}).get("errors", 0) for l in ("none", "floor", "latet"))
+        w(f"| {x['vault']} | {x['size']} | {x['conns']} | " + " | ".join(cells) + " | " + " | ".join(rates) + f" | {errors} |")
+    w("")
+
+    if doc["streaming"]:
+        w("## Streaming (SSE), time to first and last byte\n")
+        s0 = doc["streaming"][0]
+        w(f"The fake LLM streams the last user message back, {s0.get('chunk_chars')} characters per event, "
+          f"{s0.get('delay_ms')} ms between events. Median and p99 over the requests (ms).\n")
+        w("| request | listener | n | TTFB p50 | TTFB p99 | TTLB p50 | TTLB p99 | answer bytes |")
+        w("|---|---|---|---|---|---|---|---|")
+        for block in doc["streaming"]:
+            for r in block["results"]:
+                w(f"| {r['body']} | {r['listener']} | {r['n']} | {fmt(r['ttfb_p50_ms'], 2)} | {fmt(r['ttfb_p99_ms'], 2)} | "
+                  f"{fmt(r['ttlb_p50_ms'], 2)} | {fmt(r['ttlb_p99_ms'], 2)} | {fmt(r['answer_bytes'])} |")
+        w("")
+
+    f = doc["forget"]
+    if f:
+        w("## Forget propagation\n")
+        w(f"{f['forgets']} forgets of one name each, one at a time, on the largest vault. The clock starts when "
+          "the apps API's forget call has answered; it stops when Envoy's `/stats` shows "
+          f"`wasmcustom.latet_forget_events_applied` moved by {f['counter_step']} (the step one forget makes once it "
+          "has settled, measured on the first forget, which is not timed: one per VM that applies it). "
+          f"Then {f['verify_requests'] // max(f['forgets_timed'] + f['timeouts'], 1)} requests on fresh connections "
+          "(spread over the workers) ask for the old surrogate to be echoed back.\n")
+        w("| p50 | p99 | max | timed | timeouts | restored before the forget | declined after (of requests) |")
+        w("|---|---|---|---|---|---|---|")
+        w(f"| {fmt(f['p50_ms'], 1, ' ms')} | {fmt(f['p99_ms'], 1, ' ms')} | {fmt(f['max_ms'], 1, ' ms')} | {f['forgets_timed']} | "
+          f"{f['timeouts']} | {f['restored_before']}/{f['forgets']} | {f['verify_declined']}/{f['verify_requests']} |")
+        w("")
+
+    if doc["memory"]:
+        w("## Memory and snapshot load\n")
+        w("Envoy's RSS (the whole process: 2 worker VMs and the singleton of the Latet filter, the floor "
+          "filter's VMs, shared data) once the Latet listener answers, before any load. *Load* is Envoy's "
+          "start to the first 200 through the Latet listener (it answers 503 until it holds the vault); "
+          "*ready* is Envoy's start to admin `/ready`; *snapshot GET* is the control service's own time to "
+          "serve the snapshot, measured apart.\n")
+        w("| vault | entries | raw values+surrogates | snapshot JSON | RSS | growth over empty | per worker / raw (upper bound) | ready | load | snapshot GET |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for m in doc["memory"]:
+            w(f"| {m['vault']} | {fmt(m.get('entries'))} | {fmt(m.get('raw_bytes'))} B | {fmt(m.get('snapshot_json_bytes'))} B | "
+              f"{fmt(m['rss_kib'] / 1024, 1, ' MiB')} | {fmt(None if m['rss_growth_bytes'] is None else m['rss_growth_bytes'] / 1048576, 1, ' MiB')} | "
+              f"{fmt(m['per_worker_upper_bound_over_raw'], 2)}× | {fmt(m.get('ready_ms'), 0, ' ms')} | {fmt(m.get('load_ms'), 0, ' ms')} | "
+              f"{fmt(None if m.get('get_seconds') is None else m['get_seconds'] * 1e3, 0, ' ms')} |")
+        w("")
+
+    e = doc["engine"]
+    if e["cases"]:
+        w("## The engine alone: V8 and native\n")
+        w("`envoy/bench/engine-harness` (latet-core, the filter's release profile: opt-level s, LTO) built "
+          "natively and for `wasm32-wasip1`, the latter run by node's V8 (`run-wasi.mjs`, `--no-liftoff` as in Envoy), on the same "
+          "synthetic requests (the generator of `core/benches/engine.rs`). Median time per run. MB/s of "
+          "request (mask) or answer (restore) bytes.\n")
+        w("*mask*: a masker without memo; *memo cold*: the filter's 8 MiB memo with every request new "
+          "(variants cycled, more bytes than the memo holds: every text misses and is inserted, evicting); "
+          "*memo warm*: the same request again. *find*: finding vault values only.\n")
+        w("| vault | request | mask native | mask V8 | V8/native | memo cold native | memo cold V8 | memo warm V8 | restore native | restore V8 | V8/native | find native | find V8 |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in e["cases"]:
+            w(f"| {fmt(r['entries'])} | {fmt(r['request_bytes'])} B | {fmt(r['native_mask_mbps'], 1)} | {fmt(r['v8_mask_mbps'], 1)} | "
+              f"{fmt(r['v8_over_native_mask'], 2)} | {fmt(r['native_mask_memo_cold_mbps'], 1)} | {fmt(r['v8_mask_memo_cold_mbps'], 1)} | "
+              f"{fmt(r['v8_mask_memo_warm_mbps'], 1)} | {fmt(r['native_restore_mbps'], 1)} | {fmt(r['v8_restore_mbps'], 1)} | "
+              f"{fmt(r['v8_over_native_restore'], 2)} | {fmt(r['native_find_mbps'], 1)} | {fmt(r['v8_find_mbps'], 1)} |")
+        w("")
+        w("| vault | runtime | index build | index heap | index / raw |")
+        w("|---|---|---|---|---|")
+        for v in e["vaults"]:
+            w(f"| {fmt(v['entries'])} | {v['runtime']} | {fmt(v['index_build_ms'], 1, ' ms')} | "
+              f"{fmt(v['index_heap_bytes'] / 1048576, 1, ' MiB')} | {fmt(v['index_over_raw'], 2)}× |")
+        w("")
+
+    wasm = doc["wasm"]
+    if wasm:
+        w("## Module size\n")
+        w(f"`latet_filter.wasm` {fmt(wasm.get('latet_bytes'))} bytes; after `wasm-opt -Os` "
+          f"{fmt(wasm.get('latet_opt_bytes'))} bytes. The floor filter: {fmt(wasm.get('floor_bytes'))} bytes.\n")
+
+    w("## Reproduce\n")
+    w("```sh\nenvoy/bench.sh            # the full run (~15 min); writes BENCHMARKS.md and BENCHMARKS.json\n"
+      "envoy/bench.sh --smoke    # ~15 s of measuring, small vault; writes under the state dir only\n```\n")
+    w("It builds what it needs (the filter with `wasm-opt`, the floor filter, `latet`, the fake LLM, "
+      "the engine harness natively and for `wasm32-wasip1`), installs Envoy (`envoy/install-envoy.sh`) and "
+      "`wrk` (Debian) when missing, starts the control service, the fake LLM (`--chunk-delay-ms 0`) and "
+      "one Envoy with three listeners (`envoy/bench/envoy-bench.yaml.in`), and preloads the vault through "
+      "the gateway entries API in batches of 1,000. Raw results: `<target dir>/bench-state/results/`. "
+      "Environment: `BENCH_ROUNDS`, `BENCH_SECONDS`, `BENCH_PORT_BASE` (default 19100), `BENCH_SKIP_ENGINE=1`.\n")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("bodies")
+    s.add_argument("dir")
+    s.add_argument("--pool", type=int, default=BODY_POOL)
+    s = sub.add_parser("preload")
+    s.add_argument("--control", required=True)
+    s.add_argument("--token", required=True)
+    s.add_argument("--start", type=int, required=True)
+    s.add_argument("--end", type=int, required=True)
+    s = sub.add_parser("snapshot")
+    s.add_argument("--control", required=True)
+    s.add_argument("--token", required=True)
+    s = sub.add_parser("stream")
+    s.add_argument("--listener", action="append", required=True, help="name=port")
+    s.add_argument("--body", action="append", required=True)
+    s.add_argument("--n", type=int, default=20)
+    s.add_argument("--warmup", type=int, default=2)
+    s.add_argument("--chunk", type=int, default=12)
+    s.add_argument("--delay-ms", type=int, default=1)
+    s.add_argument("--salt", type=int, default=0)
+    s = sub.add_parser("check")
+    s.add_argument("--control", required=True)
+    s.add_argument("--token", required=True)
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--fake", required=True)
+    s.add_argument("--index", type=int, default=0)
+    s = sub.add_parser("forget")
+    s.add_argument("--control", required=True)
+    s.add_argument("--gateway-token", required=True)
+    s.add_argument("--forget-token", required=True)
+    s.add_argument("--admin", required=True)
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--n", type=int, default=51)
+    s.add_argument("--first-index", type=int, required=True)
+    s.add_argument("--settle", type=float, default=3.0)
+    s.add_argument("--timeout", type=float, default=10.0)
+    s.add_argument("--verify", type=int, default=4)
+    s = sub.add_parser("report")
+    s.add_argument("--results", required=True)
+    s.add_argument("--json", required=True)
+    s.add_argument("--md", required=True)
+    s.add_argument("--notes", default=None)
+    args = p.parse_args()
+    handler = globals()[f"cmd_{args.cmd}"]
+    code = handler(args)
+    sys.exit(code or 0)
+
+
+if __name__ == "__main__":
+    main()
