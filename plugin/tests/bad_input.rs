@@ -285,6 +285,9 @@ fn assert_no_value(bytes: &[u8], case: &str) {
     }
 }
 
+/// (case, request headers, body, expected status).
+type RefusalCase<'a> = (&'a str, Vec<(&'a str, &'a str)>, Vec<u8>, u16);
+
 const CHAT_PATH: (&str, &str) = (":path", "/v1/chat/completions");
 
 #[test]
@@ -299,7 +302,7 @@ fn bad_request_bodies_are_refused_never_forwarded_unmasked() {
     non_utf8.extend_from_slice(&[0xff, 0xfe]);
     non_utf8.extend_from_slice(br#""}]}"#);
     // (case, headers, body, expected status)
-    let cases: Vec<(&str, Vec<(&str, &str)>, Vec<u8>, u16)> = vec![
+    let cases: Vec<RefusalCase> = vec![
         (
             "truncated JSON",
             vec![CHAT_PATH],
