@@ -347,7 +347,7 @@ def summarize_latency(rows):
         key = (r["vault"], r["size"], r["conns"])
         groups.setdefault(key, {}).setdefault(r["listener"], []).append(r)
     out = []
-    for (vault, size, conns), by_listener in sorted(groups.items(), key=lambda kv: (kv[0][0], SIZE_ORDER.get(kv[0][1], 9), kv[0][2])):
+    for (vault, size, conns), by_listener in sorted(groups.items(), key=lambda kv: (VAULT_ORDER.get(kv[0][0], 9), SIZE_ORDER.get(kv[0][1], 9), kv[0][2])):
         item = {"vault": vault, "size": size, "conns": conns}
         for listener, runs in by_listener.items():
             item[listener] = {
@@ -374,6 +374,7 @@ def summarize_latency(rows):
 
 
 SIZE_ORDER = {"2k": 0, "20k": 1, "200k": 2}
+VAULT_ORDER = {"empty": 0, "small": 1, "10k": 2, "100k": 3}
 
 
 def fmt(v, digits=0, unit=""):
@@ -447,7 +448,7 @@ def cmd_report(args):
     def lat(vault, size, conns):
         return next((x for x in latency if x["vault"] == vault and x["size"] == size and x["conns"] == conns), None)
 
-    for vault in sorted({x["vault"] for x in latency}):
+    for vault in sorted({x["vault"] for x in latency}, key=lambda v: VAULT_ORDER.get(v, 9)):
         for size, limit in (("20k", 1.5), ("200k", 2.5)):
             x = lat(vault, size, 1)
             target(f"added latency over no filter ≤ {limit}× the floor's ({size}, vault {vault}, 1 conn, p50)",
