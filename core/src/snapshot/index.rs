@@ -34,11 +34,25 @@ pub struct SnapshotIndex {
     retired: RetiredSet,
     add_epoch: u64,
     recent_adds: VecDeque<(u64, Slot)>,
+    /// Additions at or before this epoch are no longer listed (the index's
+    /// creation, or the newest addition evicted from `recent_adds`).
+    horizon: u64,
+}
+
+/// Epochs are drawn from one counter for every index of the process, so an
+/// epoch taken from one index never means anything to another (a memo
+/// entry made before a snapshot reload can never validate against the new
+/// index).
+static NEXT_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_epoch() -> u64 {
+    NEXT_EPOCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl SnapshotIndex {
     /// An empty vault at generation 0, feed position 0.
     pub fn empty() -> Self {
+        let epoch = next_epoch();
         SnapshotIndex {
             generation: 0,
             seq: 0,
@@ -46,8 +60,9 @@ impl SnapshotIndex {
             values: TokenMatcher::default(),
             surrogates: TokenMatcher::default(),
             retired: RetiredSet::default(),
-            add_epoch: 0,
+            add_epoch: epoch,
             recent_adds: VecDeque::new(),
+            horizon: epoch,
         }
     }
 
@@ -64,6 +79,7 @@ impl SnapshotIndex {
         }
         let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)));
         let surrogates = TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)));
+        let epoch = next_epoch();
         let mut retired = RetiredSet::new(salt);
         for r in &snapshot.retired {
             retired.insert(r);
@@ -75,8 +91,9 @@ impl SnapshotIndex {
             values,
             surrogates,
             retired,
-            add_epoch: 0,
+            add_epoch: epoch,
             recent_adds: VecDeque::new(),
+            horizon: epoch,
         })
     }
 
@@ -203,10 +220,12 @@ impl SnapshotIndex {
             self.values.insert(e.value, slot);
             self.surrogates.insert(e.surrogate, slot);
         }
-        self.add_epoch += 1;
+        self.add_epoch = next_epoch();
         self.recent_adds.push_back((self.add_epoch, slot));
         if self.recent_adds.len() > RECENT_ADDS {
-            self.recent_adds.pop_front();
+            if let Some((evicted, _)) = self.recent_adds.pop_front() {
+                self.horizon = evicted;
+            }
         }
     }
 
@@ -369,7 +388,8 @@ impl SnapshotIndex {
         self.surrogates.max_key_len()
     }
 
-    /// A counter moved by every added entry (memo re-validation).
+    /// A counter moved by every added entry (memo re-validation); unique
+    /// across every index of the process.
     pub fn add_epoch(&self) -> u64 {
         self.add_epoch
     }
@@ -377,11 +397,7 @@ impl SnapshotIndex {
     /// Slots of entries added after `epoch`, or None when that is further
     /// back than remembered (treat as "anything may have been added").
     pub fn values_added_since(&self, epoch: u64) -> Option<Vec<Slot>> {
-        if epoch >= self.add_epoch {
-            return Some(Vec::new());
-        }
-        let oldest = self.recent_adds.front().map_or(self.add_epoch + 1, |r| r.0);
-        if epoch + 1 < oldest && self.add_epoch - epoch > self.recent_adds.len() as u64 {
+        if epoch < self.horizon {
             return None;
         }
         Some(

@@ -221,3 +221,18 @@ fn bad_snapshots_are_refused_by_field_and_position() {
     bad.retired_salt = "abc".into();
     assert!(SnapshotIndex::from_snapshot(bad).is_err());
 }
+
+#[test]
+fn an_epoch_of_one_index_means_nothing_to_another() {
+    let mut first = demo();
+    first
+        .add_entries(1, vec![entry(30, "Greta", "Hanna", Kind::Name)])
+        .unwrap();
+    let epoch = first.add_epoch();
+    // A reload: a new index, same content or not. A memo entry made against
+    // the first index must not validate against it.
+    let second = demo();
+    assert!(second.add_epoch() > epoch);
+    assert_eq!(second.values_added_since(epoch), None);
+    assert_eq!(second.values_added_since(second.add_epoch()), Some(vec![]));
+}
