@@ -28,7 +28,7 @@ impl RetiredSet {
         let lead = retired.lead & 0x00ff_ffff;
         self.leads.insert(lead);
         self.lead_filter
-            .get_or_insert_with(BitFilter::new)
+            .get_or_insert_with(|| BitFilter::for_keys(1 << 16))
             .set(lead_as_hash(lead));
     }
 

@@ -1,14 +1,18 @@
 //! Finds keys (vault values, or active surrogates) where they are written in a
 //! text, on word boundaries, leftmost-longest.
 //!
-//! A key is filed under the hash of its first `ANCHOR` bytes, or, when it is
-//! shorter, of its first token (a run of word chars, or one other non-space
-//! char). A scan walks the text's tokens once; at each place a key may start
-//! it hashes the token and the anchor, asks a bit filter (almost every word
-//! of ordinary text stops there), and only then looks candidates up and
-//! compares bytes. Memory is 12 bytes a key plus fixed filters, against the
-//! several times the key bytes an automaton holds; the bench in
-//! `core/benches` compares it with `aho-corasick`.
+//! A key is found through its *lead*: the hash of its first `ANCHOR` bytes,
+//! or, when it is shorter, of its first token (a run of word chars, or one
+//! other non-space char). A lead maps to the distinct lengths of the keys
+//! that share it, and a whole key's hash to its slots. A scan walks the
+//! text's tokens once; at each place a key may start it checks a pair
+//! filter (the first two bytes of every key), hashes the lead, asks a bit
+//! filter, and only then hashes the text for each length the lead knows
+//! and looks the whole key up. Keys that share a long prefix (thousands of
+//! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
+//! comparison per key. Memory is about 12 bytes a key plus the lead lists
+//! and filters sized to the vault; `core/benches` compares it with an
+//! `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
@@ -21,149 +25,174 @@ pub struct VaultMatch {
     pub slot: Slot,
 }
 
-/// Keys of at least this many bytes are filed under the hash of their first
-/// `ANCHOR` bytes; shorter ones under the hash of their first token. A first
+/// Keys of at least this many bytes lead with the hash of their first
+/// `ANCHOR` bytes; shorter ones with the hash of their first token. A first
 /// token alone is too common a lead in a large vault (every Italian mobile
-/// number starts with `+`, thousands of names with `Mario`): the anchor
-/// keeps buckets small.
+/// number starts with `+`, thousands of names with `Mario`).
 const ANCHOR: usize = 12;
-const FILTER_BITS: u32 = 20; // 128 KiB each: ~10% false positives at 100k keys
 
-/// Hashes sorted for binary search, with the slots filed under them, behind
-/// a bit filter that answers "surely not here" for most lookups.
-struct Buckets {
-    hashes: Vec<u64>,
-    slots: Vec<Slot>,
-    filter: BitFilter,
+/// A one-hash bit filter over 64-bit hashes, sized to the keys it was built
+/// for (bits are never cleared: a stale bit only costs a lookup).
+pub(crate) struct BitFilter {
+    words: Vec<u64>,
+    bits: u32,
 }
-
-impl Default for Buckets {
-    fn default() -> Self {
-        Buckets {
-            hashes: Vec::new(),
-            slots: Vec::new(),
-            filter: BitFilter::new(),
-        }
-    }
-}
-
-impl Buckets {
-    fn build(mut pairs: Vec<(u64, Slot)>) -> Self {
-        pairs.sort_unstable();
-        let mut filter = BitFilter::new();
-        for (hash, _) in &pairs {
-            filter.set(*hash);
-        }
-        Buckets {
-            hashes: pairs.iter().map(|p| p.0).collect(),
-            slots: pairs.iter().map(|p| p.1).collect(),
-            filter,
-        }
-    }
-
-    fn insert(&mut self, hash: u64, slot: Slot) {
-        let at = self.hashes.partition_point(|h| *h < hash);
-        self.hashes.insert(at, hash);
-        self.slots.insert(at, slot);
-        self.filter.set(hash);
-    }
-
-    fn remove(&mut self, hash: u64, slot: Slot) {
-        let mut at = self.hashes.partition_point(|h| *h < hash);
-        while at < self.hashes.len() && self.hashes[at] == hash {
-            if self.slots[at] == slot {
-                self.hashes.remove(at);
-                self.slots.remove(at);
-                return;
-            }
-            at += 1;
-        }
-    }
-
-    #[inline]
-    fn get(&self, hash: u64) -> &[Slot] {
-        if self.hashes.is_empty() || !self.filter.may_contain(hash) {
-            return &[];
-        }
-        let from = self.hashes.partition_point(|h| *h < hash);
-        let to = from + self.hashes[from..].partition_point(|h| *h == hash);
-        &self.slots[from..to]
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.hashes.capacity() * 8 + self.slots.capacity() * 4 + self.filter.heap_bytes()
-    }
-}
-
-/// A one-hash bit filter over 64-bit hashes (bits are never cleared: a
-/// stale bit only costs a lookup).
-pub(crate) struct BitFilter(Vec<u64>);
 
 impl BitFilter {
-    pub(crate) fn new() -> Self {
-        BitFilter(vec![0; 1 << (FILTER_BITS - 6)])
+    /// About 16 bits a key (~6% false positives), between 8 KiB and 512 KiB.
+    pub(crate) fn for_keys(keys: usize) -> Self {
+        let wanted = (keys.max(1) * 16).next_power_of_two();
+        let bits = wanted.trailing_zeros().clamp(16, 22);
+        BitFilter {
+            words: vec![0; 1 << (bits - 6)],
+            bits,
+        }
     }
 
     #[inline]
-    fn place(hash: u64) -> (usize, u64) {
-        let bit = (hash >> (64 - FILTER_BITS)) as usize;
+    fn place(&self, hash: u64) -> (usize, u64) {
+        let bit = (hash >> (64 - self.bits)) as usize;
         (bit >> 6, 1u64 << (bit & 63))
     }
 
     pub(crate) fn set(&mut self, hash: u64) {
-        let (word, bit) = Self::place(hash);
-        self.0[word] |= bit;
+        let (word, bit) = self.place(hash);
+        self.words[word] |= bit;
     }
 
     #[inline]
     pub(crate) fn may_contain(&self, hash: u64) -> bool {
-        let (word, bit) = Self::place(hash);
-        self.0[word] & bit != 0
+        let (word, bit) = self.place(hash);
+        self.words[word] & bit != 0
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.0.len() * 8
+        self.words.len() * 8
     }
 }
 
-/// Where a key is filed.
-enum Filed {
-    /// Shorter than `ANCHOR`: under its first token's hash.
-    Short(u64),
-    /// Under the hash of its first `ANCHOR` bytes.
-    Long(u64),
+/// Items filed under 64-bit hashes, sorted for binary search.
+struct Sorted<T> {
+    hashes: Vec<u64>,
+    items: Vec<T>,
 }
 
-/// Where a key is filed, or None for a key that can never be found (empty,
-/// or starting with whitespace).
-fn file_of(key: &str) -> Option<(Filed, u64)> {
+impl<T: Copy + Ord> Sorted<T> {
+    fn build(mut pairs: Vec<(u64, T)>, dedup: bool) -> Self {
+        pairs.sort_unstable();
+        if dedup {
+            pairs.dedup();
+        }
+        Sorted {
+            hashes: pairs.iter().map(|p| p.0).collect(),
+            items: pairs.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    fn position(&self, hash: u64, item: T) -> Result<usize, usize> {
+        let from = self.hashes.partition_point(|h| *h < hash);
+        let run = self.get_from(from, hash);
+        match run.binary_search(&item) {
+            Ok(i) => Ok(from + i),
+            Err(i) => Err(from + i),
+        }
+    }
+
+    /// Files `item` under `hash` (once).
+    fn insert(&mut self, hash: u64, item: T) {
+        if let Err(at) = self.position(hash, item) {
+            self.hashes.insert(at, hash);
+            self.items.insert(at, item);
+        }
+    }
+
+    fn remove(&mut self, hash: u64, item: T) {
+        if let Ok(at) = self.position(hash, item) {
+            self.hashes.remove(at);
+            self.items.remove(at);
+        }
+    }
+
+    fn get_from(&self, from: usize, hash: u64) -> &[T] {
+        let to = from + self.hashes[from..].partition_point(|h| *h == hash);
+        &self.items[from..to]
+    }
+
+    /// The items filed under `hash`, in ascending order.
+    #[inline]
+    fn get(&self, hash: u64) -> &[T] {
+        let from = self.hashes.partition_point(|h| *h < hash);
+        self.get_from(from, hash)
+    }
+
+    fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.hashes.capacity() * 8 + self.items.capacity() * std::mem::size_of::<T>()
+    }
+}
+
+/// How a key is looked up.
+struct KeyHashes {
+    /// The first token's hash (every key: stream hold-back).
+    token: u64,
+    /// The lead: anchor hash for long keys, the token's for short ones.
+    lead: u64,
+    long: bool,
+    /// The whole key's hash.
+    whole: u64,
+}
+
+/// A key's hashes, or None for a key that can never be found (empty, starting
+/// with whitespace, or longer than a length list can say).
+fn hashes_of(key: &str) -> Option<KeyHashes> {
     let token = first_token_len(key);
-    if token == 0 {
+    if token == 0 || key.len() > u16::MAX as usize {
         return None;
     }
-    let lead = token_hash(&key.as_bytes()[..token]);
-    if key.len() >= ANCHOR {
-        Some((Filed::Long(token_hash(&key.as_bytes()[..ANCHOR])), lead))
-    } else {
-        Some((Filed::Short(lead), lead))
-    }
+    let bytes = key.as_bytes();
+    let token = token_hash(&bytes[..token]);
+    let long = key.len() >= ANCHOR;
+    Some(KeyHashes {
+        token,
+        lead: if long {
+            token_hash(&bytes[..ANCHOR])
+        } else {
+            token
+        },
+        long,
+        whole: token_hash(bytes),
+    })
 }
 
-/// Keys by first-token hash (short keys) or anchor hash (long keys).
-#[derive(Default)]
+/// Keys by lead (their distinct lengths) and by whole hash (their slots).
 pub(crate) struct TokenMatcher {
-    short: Buckets,
-    long: Buckets,
+    /// First-token hash → lengths of keys shorter than `ANCHOR`.
+    short_lens: Sorted<u16>,
+    /// Anchor hash → lengths of keys of at least `ANCHOR` bytes.
+    long_lens: Sorted<u16>,
+    /// In front of both length lists.
+    lead_filter: BitFilter,
+    /// Whole-key hash → slots.
+    whole: Sorted<Slot>,
     /// First-token hashes of every key: a stream tail shorter than the
-    /// anchor is held when its first token may lead a key.
-    leads: Option<BitFilter>,
-    /// The first two bytes of every key (a key of one byte sets its whole
-    /// row): 8 KiB that let most places in a text go without a hash.
+    /// anchor is held when its first token may start a key.
+    tokens: BitFilter,
+    /// The first two bytes of every key.
     pairs: PairFilter,
     max_key_len: usize,
 }
 
-/// One bit per pair of leading bytes.
+impl Default for TokenMatcher {
+    fn default() -> Self {
+        TokenMatcher::build(std::iter::empty())
+    }
+}
+
+/// One bit per pair of leading bytes (a key of one byte sets its whole
+/// row): 8 KiB that let most places in a text go without a hash.
 pub(crate) struct PairFilter(Vec<u64>);
 
 impl Default for PairFilter {
@@ -199,81 +228,122 @@ impl PairFilter {
 }
 
 impl TokenMatcher {
-    /// Builds from many keys at once (one sort instead of many inserts).
+    /// Builds from many keys at once (sorts instead of many inserts).
     pub(crate) fn build<'a>(keys: impl Iterator<Item = (&'a str, Slot)>) -> Self {
         let mut short = Vec::new();
         let mut long = Vec::new();
-        let mut leads = BitFilter::new();
+        let mut whole = Vec::new();
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
+        let mut tokens = Vec::new();
         for (key, slot) in keys {
-            let Some((filed, lead)) = file_of(key) else {
-                continue;
-            };
-            leads.set(lead);
+            let Some(h) = hashes_of(key) else { continue };
+            let lens = if h.long { &mut long } else { &mut short };
+            lens.push((h.lead, key.len() as u16));
+            whole.push((h.whole, slot));
+            tokens.push(h.token);
             pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
-            match filed {
-                Filed::Short(h) => short.push((h, slot)),
-                Filed::Long(h) => long.push((h, slot)),
-            }
+        }
+        let mut lead_filter = BitFilter::for_keys(whole.len());
+        for (lead, _) in short.iter().chain(long.iter()) {
+            lead_filter.set(*lead);
+        }
+        let mut token_filter = BitFilter::for_keys(whole.len());
+        for token in tokens {
+            token_filter.set(token);
         }
         TokenMatcher {
-            short: Buckets::build(short),
-            long: Buckets::build(long),
-            leads: Some(leads),
+            short_lens: Sorted::build(short, true),
+            long_lens: Sorted::build(long, true),
+            lead_filter,
+            whole: Sorted::build(whole, false),
+            tokens: token_filter,
             pairs,
             max_key_len,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.short.hashes.is_empty() && self.long.hashes.is_empty()
+        self.whole.len() == 0
     }
 
     pub(crate) fn insert(&mut self, key: &str, slot: Slot) {
-        let Some((filed, lead)) = file_of(key) else {
-            return;
+        let Some(h) = hashes_of(key) else { return };
+        let lens = if h.long {
+            &mut self.long_lens
+        } else {
+            &mut self.short_lens
         };
-        self.leads.get_or_insert_with(BitFilter::new).set(lead);
+        lens.insert(h.lead, key.len() as u16);
+        self.lead_filter.set(h.lead);
+        self.whole.insert(h.whole, slot);
+        self.tokens.set(h.token);
         self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
-        match filed {
-            Filed::Short(h) => self.short.insert(h, slot),
-            Filed::Long(h) => self.long.insert(h, slot),
-        }
     }
 
+    /// Removes a key. Its length stays listed under its lead (another key
+    /// may share it; a stale one costs a hash).
     pub(crate) fn remove(&mut self, key: &str, slot: Slot) {
-        match file_of(key) {
-            Some((Filed::Short(h), _)) => self.short.remove(h, slot),
-            Some((Filed::Long(h), _)) => self.long.remove(h, slot),
-            None => {}
+        if let Some(h) = hashes_of(key) {
+            self.whole.remove(h.whole, slot);
         }
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.short.heap_bytes()
-            + self.long.heap_bytes()
-            + self.leads.as_ref().map_or(0, BitFilter::heap_bytes)
+        self.short_lens.heap_bytes()
+            + self.long_lens.heap_bytes()
+            + self.lead_filter.heap_bytes()
+            + self.whole.heap_bytes()
+            + self.tokens.heap_bytes()
             + self.pairs.0.len() * 8
     }
 
-    /// The slots whose key may start at `start` (token ends at `token_end`).
+    /// The longest key that starts at `start` (its first token ends at
+    /// `token_end`) and stands on word boundaries.
     #[inline]
-    fn candidates<'s>(&'s self, text: &str, start: usize, token_end: usize) -> [&'s [Slot]; 2] {
+    fn longest_at<'k>(
+        &self,
+        text: &str,
+        start: usize,
+        token_end: usize,
+        key_of: &impl Fn(Slot) -> Option<&'k str>,
+    ) -> Option<VaultMatch> {
         let bytes = text.as_bytes();
-        let short = if self.short.hashes.is_empty() {
-            &[][..]
+        let long = if start + ANCHOR <= bytes.len() {
+            let anchor = token_hash(&bytes[start..start + ANCHOR]);
+            if self.lead_filter.may_contain(anchor) {
+                self.long_lens.get(anchor)
+            } else {
+                &[]
+            }
         } else {
-            self.short.get(token_hash(&bytes[start..token_end]))
+            &[]
         };
-        let long = if self.long.hashes.is_empty() || start + ANCHOR > bytes.len() {
-            &[][..]
+        let token = token_hash(&bytes[start..token_end]);
+        let short = if self.lead_filter.may_contain(token) {
+            self.short_lens.get(token)
         } else {
-            self.long.get(token_hash(&bytes[start..start + ANCHOR]))
+            &[]
         };
-        [short, long]
+        // Long keys are longer than short ones; each list ascends.
+        for &len in long.iter().rev().chain(short.iter().rev()) {
+            let end = start + len as usize;
+            if end > bytes.len() || !text.is_char_boundary(end) {
+                continue;
+            }
+            if !on_word_boundaries(text, start, end) {
+                continue;
+            }
+            let candidate = &bytes[start..end];
+            for &slot in self.whole.get(token_hash(candidate)) {
+                if key_of(slot).is_some_and(|key| key.as_bytes() == candidate) {
+                    return Some(VaultMatch { start, end, slot });
+                }
+            }
+        }
+        None
     }
 
     /// Appends every key found in `text`: word-bounded, leftmost-longest,
@@ -293,22 +363,7 @@ impl TokenMatcher {
             if start < pos || !self.pairs.may_start(bytes, start) {
                 return;
             }
-            let mut best: Option<VaultMatch> = None;
-            for bucket in self.candidates(text, start, token_end) {
-                for &slot in bucket {
-                    let Some(key) = key_of(slot) else { continue };
-                    let end = start + key.len();
-                    if end <= text.len()
-                        && best.is_none_or(|b| end > b.end)
-                        && text.as_bytes()[start..].starts_with(key.as_bytes())
-                        && text.is_char_boundary(end)
-                        && on_word_boundaries(text, start, end)
-                    {
-                        best = Some(VaultMatch { start, end, slot });
-                    }
-                }
-            }
-            if let Some(found) = best {
+            if let Some(found) = self.longest_at(text, start, token_end, &key_of) {
                 out.push(found);
                 pos = found.end;
             }
@@ -318,10 +373,11 @@ impl TokenMatcher {
     /// The byte offset from which a stream must hold `text` back because its
     /// tail could still become a key (or a key whose end is not yet known
     /// to be a word boundary); `text.len()` when nothing needs holding.
-    /// Exact for tails of at least `ANCHOR` bytes; a shorter tail is held
-    /// when its first token may lead a key, or is an unfinished word (there
-    /// is no prefix structure: we accept holding a few bytes that turn out
-    /// not to be a key).
+    /// A tail of at least `ANCHOR` bytes is held when a key of its anchor is
+    /// at least as long (exactly so when as long); a shorter tail when its
+    /// first token may start a key or is an unfinished word. There is no
+    /// prefix structure: we accept holding a few bytes that turn out not to
+    /// be a key, never releasing one that could be.
     pub(crate) fn holdback<'k>(
         &self,
         text: &str,
@@ -330,30 +386,46 @@ impl TokenMatcher {
         if self.is_empty() || text.is_empty() {
             return text.len();
         }
+        let bytes = text.as_bytes();
         let window_start = text.len().saturating_sub(self.max_key_len);
         let mut held = text.len();
         for_each_start(text, |start, token_end| {
             if held != text.len() || start < window_start {
                 return;
             }
-            let tail = &text[start..];
+            let tail = &bytes[start..];
             if tail.len() < ANCHOR {
                 let unfinished_word = token_end == text.len() && is_word_char_at(text, start);
-                let may_lead = self.leads.as_ref().is_some_and(|leads| {
-                    leads.may_contain(token_hash(&text.as_bytes()[start..token_end]))
-                });
-                if unfinished_word || may_lead {
+                if unfinished_word
+                    || self
+                        .tokens
+                        .may_contain(token_hash(&bytes[start..token_end]))
+                {
                     held = start;
                 }
                 return;
             }
-            for &slot in self.long.get(token_hash(&tail.as_bytes()[..ANCHOR])) {
-                let Some(key) = key_of(slot) else { continue };
-                let extends = key.len() > tail.len() && key.as_bytes().starts_with(tail.as_bytes());
-                let open_end = key == tail && key.chars().next_back().is_some_and(is_word_char);
-                if extends || open_end {
-                    held = start;
+            let anchor = token_hash(&tail[..ANCHOR]);
+            if !self.lead_filter.may_contain(anchor) {
+                return;
+            }
+            for &len in self.long_lens.get(anchor) {
+                let len = len as usize;
+                if len > tail.len() {
+                    held = start; // a key of this anchor could still grow here
                     return;
+                }
+                if len == tail.len() {
+                    let open_end = self.whole.get(token_hash(tail)).iter().any(|&slot| {
+                        key_of(slot).is_some_and(|key| {
+                            key.as_bytes() == tail
+                                && key.chars().next_back().is_some_and(is_word_char)
+                        })
+                    });
+                    if open_end {
+                        held = start;
+                        return;
+                    }
                 }
             }
         });
