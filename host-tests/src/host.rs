@@ -378,6 +378,12 @@ impl Host {
         self.inner.state.borrow().records.clone()
     }
 
+    /// Forgets the records so far (a long loop keeps only its latest
+    /// iteration for the dump). Metrics are kept.
+    pub fn clear_records(&self) {
+        self.inner.state.borrow_mut().records.clear();
+    }
+
     /// Every log line: (vm, level, message).
     pub fn logs(&self) -> Vec<(String, u32, String)> {
         self.records()

@@ -16,7 +16,9 @@
 
 pub mod abi;
 pub mod callout;
+pub mod control;
 pub mod error;
+pub mod gateway;
 mod host;
 mod imports;
 pub mod record;
