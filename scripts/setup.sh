@@ -12,6 +12,7 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 missing=()
 command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
 if ((${#missing[@]})); then
   sudo=""
