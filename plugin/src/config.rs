@@ -246,26 +246,48 @@ fn field_path(path: &str, reason: &str) -> String {
 }
 
 /// serde's message without the offending value: `invalid type: string
-/// "…", expected u64` becomes `invalid type, expected u64`.
+/// "…", expected u64` becomes `invalid type, expected u64`, and `unknown
+/// variant \`…\`, expected one of …` becomes `unknown variant, expected one
+/// of …` (the list holds our names, the quoted variant is whatever was
+/// written: a token pasted into the wrong field). A message of any other
+/// shape is reduced to `invalid value`, so serde's wording can never carry
+/// input text into Envoy's log. Unknown and missing *field names* are kept:
+/// they are names.
 fn safe_reason(err: &serde_json::Error) -> String {
     let message = err.to_string();
     let message = match message.rfind(" at line ") {
         Some(at) => &message[..at],
         None => message.as_str(),
     };
-    for prefix in ["invalid type", "invalid value", "invalid length"] {
+    if err.is_syntax() || err.is_eof() {
+        return format!("not valid JSON ({message})");
+    }
+    for prefix in [
+        "invalid type",
+        "invalid value",
+        "invalid length",
+        "unknown variant",
+    ] {
         if let Some(rest) = message.strip_prefix(prefix) {
-            return match rest.find(", expected ") {
+            // The last `, expected `: the quoted input before it may hold
+            // the same words.
+            return match rest.rfind(", expected ") {
                 Some(at) => format!("{prefix}{}", &rest[at..]),
                 None => prefix.to_string(),
             };
         }
     }
-    if err.is_syntax() || err.is_eof() {
-        return format!("not valid JSON ({message})");
+    let names_a_field = ["missing field `", "unknown field `", "duplicate field `"]
+        .iter()
+        .any(|prefix| message.starts_with(prefix));
+    if names_a_field || SAFE_CUSTOM_MESSAGES.contains(&message) {
+        return message.to_string();
     }
-    message.to_string()
+    "invalid value".to_string()
 }
+
+/// Messages our own `Deserialize` impls give (they hold no input).
+const SAFE_CUSTOM_MESSAGES: &[&str] = &["invalid kind name"];
 
 fn validate(
     raw: RawConfig,

@@ -597,17 +597,50 @@ fn configuration_errors_never_quote_the_token() {
     }
 }
 
-/// Finding C1: serde's "unknown variant" message quotes the value written
-/// in an enum field, so a token pasted into `failureMode` (or `shape`,
-/// `defaultShape`) is printed in Envoy's log. Enable when `safe_reason`
-/// drops the quoted variant.
+/// Finding C1 (fixed): serde's "unknown variant" message quotes the value
+/// written in an enum field, so a token pasted into `failureMode`,
+/// `defaultShape` or a route's `shape` would be printed in Envoy's log.
+/// The error names the field and the allowed values instead.
 #[test]
-#[ignore = "finding C1 (SECURITY.md): an unknown-variant error quotes the value"]
 fn an_unknown_variant_error_does_not_quote_the_value() {
-    for field in [r#""failureMode":"#, r#""defaultShape":"#] {
-        let json = format!(r#"{{"controlCluster":"ctl","gatewayToken":"t",{field}"{TOKEN}"}}"#);
+    let cases = [
+        (
+            format!(r#""failureMode":"{TOKEN}""#),
+            "failureMode",
+            "`reject` or `redact`",
+        ),
+        (
+            format!(r#""defaultShape":"{TOKEN}""#),
+            "defaultShape",
+            "`openai-chat`",
+        ),
+        (
+            format!(r#""routes":[{{"pathPrefix":"/v1","shape":"{TOKEN}"}}]"#),
+            "routes[0].shape",
+            "`anthropic-messages`",
+        ),
+        // The quoted value itself holds serde's separator.
+        (
+            format!(r#""failureMode":"{TOKEN}, expected {TOKEN}""#),
+            "failureMode",
+            "`reject` or `redact`",
+        ),
+        (
+            format!(r#""feedWaitMs":"{TOKEN}, expected {TOKEN}""#),
+            "feedWaitMs",
+            "expected u64",
+        ),
+    ];
+    for (field, path, allowed) in &cases {
+        let json = format!(r#"{{"controlCluster":"ctl","gatewayToken":"t",{field}}}"#);
         let err = FilterConfig::parse(json.as_bytes(), |_| None).expect_err("accepted");
-        assert!(!format!("{err}").contains("QqSecretTokenQq"), "{field}");
+        let message = format!("{err} {err:?}");
+        assert!(
+            !message.contains("QqSecretTokenQq"),
+            "{path} quotes the value"
+        );
+        assert_eq!(err.field, *path);
+        assert!(err.reason.contains(allowed), "{path}: {}", err.reason);
     }
 }
 
