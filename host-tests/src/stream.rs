@@ -108,11 +108,11 @@ impl HttpStream {
 
     /// A copy of everything the host knows about this stream.
     pub fn state(&self) -> StreamState {
-        self.vm
-            .borrow()
-            .ctx()
-            .streams
+        let vm = self.vm.borrow();
+        let ctx = vm.ctx();
+        ctx.streams
             .get(&self.context)
+            .or_else(|| ctx.finished_streams.get(&self.context))
             .cloned()
             .unwrap_or_default()
     }

@@ -93,6 +93,9 @@ pub struct VmCtx {
     pub roots: BTreeMap<u32, RootState>,
     /// HTTP streams by context id.
     pub streams: BTreeMap<u32, StreamState>,
+    /// Streams that finished, kept for reading back (out of `streams` so
+    /// that a long run's steps do not walk every stream ever made).
+    pub finished_streams: BTreeMap<u32, StreamState>,
     /// The context host calls apply to.
     pub effective: u32,
     /// The HTTP call response being delivered, during that callback.
@@ -237,6 +240,7 @@ impl VmInner {
             host,
             roots: BTreeMap::new(),
             streams: BTreeMap::new(),
+            finished_streams: BTreeMap::new(),
             effective: 0,
             call_response: None,
             properties: HashMap::new(),
@@ -406,6 +410,11 @@ impl VmInner {
 
     fn stream_mut(&mut self, context: u32) -> HostResult<&mut StreamState> {
         let name = self.name().to_string();
+        if self.ctx().finished_streams.contains_key(&context) {
+            return Err(HostError::Misuse(format!(
+                "stream {context} in VM {name} has finished"
+            )));
+        }
         match self.ctx_mut().streams.get_mut(&context) {
             Some(stream) if !stream.finished => Ok(stream),
             Some(_) => Err(HostError::Misuse(format!(
@@ -608,6 +617,9 @@ impl VmInner {
         self.call("proxy_on_log", context, &[context as i32])?;
         self.call("proxy_on_delete", context, &[context as i32])?;
         self.stream_mut(context)?.finished = true;
+        if let Some(stream) = self.ctx_mut().streams.remove(&context) {
+            self.ctx_mut().finished_streams.insert(context, stream);
+        }
         // Envoy cancels the callouts of a stream that is gone.
         let index = self.ctx().index;
         let mut host = self.ctx().host.borrow_mut();
