@@ -286,16 +286,82 @@ fn duplicate_keys_mask_every_occurrence() {
     }
 }
 
-/// A duplicate `type` whose last occurrence is not `text` (as a provider
-/// reads it, the part is an image; a person's text under `text` would still
-/// reach the provider's logs). Enable when fixed: mask `text` of every part
-/// whatever its type, or refuse parts with a repeated `type`.
+/// Finding B1 (fixed): a duplicate `type` whose last occurrence is not
+/// `text` (as a provider reads it, the part is an image; a person's text
+/// under `text` still goes out), a text under a part of another type, and a
+/// block whose types disagree and include `thinking` (not a valid signed
+/// block: its strings are masked, never a way around the masker).
 #[test]
-#[ignore = "finding B1 (SECURITY.md): a part whose repeated `type` ends non-text keeps its `text` unmasked"]
 fn duplicate_type_ending_non_text_still_masks_text() {
-    let body = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"Mario Rossi","type":"image_url"}]}]}"#;
-    let out = mask(ApiShape::OpenAiChat, body.as_bytes()).unwrap();
-    assert_no_value(&out, "type text then image_url");
+    let cases: &[(&str, ApiShape, &str)] = &[
+        (
+            "chat: type text then image_url",
+            ApiShape::OpenAiChat,
+            r#"{"messages":[{"role":"user","content":[{"type":"text","text":"Mario Rossi","type":"image_url"}]}]}"#,
+        ),
+        (
+            "chat: text under an image part",
+            ApiShape::OpenAiChat,
+            r#"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"},"text":"Mario Rossi"}]}]}"#,
+        ),
+        (
+            "chat: refusal under a text part",
+            ApiShape::OpenAiChat,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"ok","refusal":"Mario Rossi"}]}]}"#,
+        ),
+        (
+            "responses: part type input_text then input_image",
+            ApiShape::OpenAiResponses,
+            r#"{"input":[{"role":"user","content":[{"type":"input_text","text":"Mario Rossi","type":"input_image"}]}]}"#,
+        ),
+        (
+            "responses: item type message then unknown",
+            ApiShape::OpenAiResponses,
+            r#"{"input":[{"type":"message","role":"user","content":"Mario Rossi","type":"item_reference"}]}"#,
+        ),
+        (
+            "anthropic: type text then image",
+            ApiShape::AnthropicMessages,
+            r#"{"messages":[{"role":"user","content":[{"type":"text","text":"Mario Rossi","type":"image"}]}]}"#,
+        ),
+        (
+            "anthropic: type text then thinking",
+            ApiShape::AnthropicMessages,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"Mario Rossi","type":"thinking","signature":"s"}]}]}"#,
+        ),
+        (
+            "anthropic: type thinking then text",
+            ApiShape::AnthropicMessages,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"Mario Rossi","signature":"s","type":"text"}]}]}"#,
+        ),
+        (
+            "anthropic: type redacted_thinking then text",
+            ApiShape::AnthropicMessages,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":"Mario Rossi","type":"text","text":"ok"}]}]}"#,
+        ),
+        (
+            "anthropic: system block type text then image",
+            ApiShape::AnthropicMessages,
+            r#"{"system":[{"type":"text","text":"Mario Rossi","type":"image"}],"messages":[]}"#,
+        ),
+    ];
+    for (case, shape, body) in cases {
+        let out = mask(*shape, body.as_bytes()).unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert_no_value(&out, case);
+    }
+}
+
+/// The exception B1 keeps: a signed block, even with its `type` repeated
+/// identically, goes out byte for byte.
+#[test]
+fn a_signed_thinking_block_with_its_type_repeated_identically_stays_whole() {
+    let block = r#"{"type":"thinking","thinking":"Mario Rossi","signature":"s","type":"thinking"}"#;
+    let body = format!(
+        r#"{{"messages":[{{"role":"assistant","content":[{block},{{"type":"text","text":"ok"}}]}}]}}"#
+    );
+    let out = mask(ApiShape::AnthropicMessages, body.as_bytes()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(block), "the signed block was altered");
 }
 
 #[test]

@@ -7,9 +7,9 @@
 //!
 //! | shape | masked |
 //! |---|---|
-//! | OpenAI Chat | `messages[*].content` (string, or parts of type `text` → `.text`, `refusal` → `.refusal`); `messages[*].refusal`; `messages[*].tool_calls[*].function.arguments` and legacy `messages[*].function_call.arguments` (JSON text: every string value inside; not JSON → as text) |
-//! | OpenAI Responses | `instructions`; `input` string; `input[*].content` (string, or parts `input_text`/`output_text`/`text`/`summary_text` → `.text`, `refusal` → `.refusal`); `function_call.arguments` (JSON text); `function_call_output.output` (string or parts); `custom_tool_call.input`, `custom_tool_call_output.output`; `reasoning.summary[*].text` |
-//! | Anthropic Messages | `system` (string or `text` blocks); `messages[*].content` string or blocks: `text.text`, `tool_use`/`server_tool_use` `.input` (every string value inside), `tool_result.content` (string or `text` blocks), `document` with a `text` source → `.source.data` |
+//! | OpenAI Chat | `messages[*].content` (string, or parts: `.text` and `.refusal` of every part, whatever its `type`); `messages[*].refusal`; `messages[*].tool_calls[*].function.arguments` and legacy `messages[*].function_call.arguments` (JSON text: every string value inside; not JSON → as text) |
+//! | OpenAI Responses | `instructions`; `input` string; `input[*].content` (string, or parts: `.text` and `.refusal` of every part, whatever its `type`); `function_call.arguments` (JSON text); `function_call_output.output` (string or parts); `custom_tool_call.input`, `custom_tool_call_output.output`; `reasoning.summary[*].text` |
+//! | Anthropic Messages | `system` (string or blocks); `messages[*].content` string or blocks: `.text` of every block but a signed thinking block, `tool_use`/`server_tool_use` `.input` (every string value inside), `tool_result.content` (string or `text` blocks), `document` with a `text` source → `.source.data` |
 //! | Json | every string value (not keys) |
 //!
 //! Not masked, on purpose: OpenAI `messages[*].name` — a participant label
@@ -19,9 +19,17 @@
 //!
 //! A body whose root is not an object is masked as [`ApiShape::Json`]
 //! (every string): unknown structure is treated as written by a person.
-//! When a key is repeated, every occurrence of a masked field is masked; a
-//! discriminator (`type`) is read from its last occurrence, as the
-//! providers' parsers do.
+//! When a key is repeated, every occurrence of a masked field is masked. A
+//! repeated discriminator (`type`) counts as every value it takes: the
+//! object is masked as each of them (providers read the last one, but the
+//! body goes out whole, so a `text` under a part that ends as an image is
+//! still a person's text on the wire). `.text` of a content part or block is
+//! masked whatever its type for the same reason. The one exception is a
+//! signed Anthropic block: it is left byte for byte only when *every* `type`
+//! it carries is `thinking` (or every one is `redacted_thinking`); a block
+//! whose types disagree and include either is not a valid signed block, so
+//! its `thinking` and `data` strings are masked too — a duplicated `type`
+//! never opens a way around the masker.
 
 use crate::json::{Document, NodeId, NodeKind};
 
@@ -95,11 +103,30 @@ impl Picked<'_, '_> {
             .collect()
     }
 
-    /// The (last) `type` of an object, if it is a string.
+    /// True when any `type` of an object (a repeated key counts as each of
+    /// its values) is a string among `names`.
     fn type_is(&self, obj: NodeId, names: &[&str]) -> bool {
         self.doc
-            .get(obj, "type")
-            .is_some_and(|t| names.iter().any(|name| self.doc.string_is(t, name)))
+            .get_all(obj, "type")
+            .any(|t| names.iter().any(|name| self.doc.string_is(t, name)))
+    }
+
+    /// True when an object has a `type` and every one it has is `name`.
+    fn type_is_only(&self, obj: NodeId, name: &str) -> bool {
+        let mut any = false;
+        for t in self.doc.get_all(obj, "type") {
+            if !self.doc.string_is(t, name) {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
+
+    /// An Anthropic block the provider signs (left byte for byte): every
+    /// `type` it carries agrees on `thinking` or on `redacted_thinking`.
+    fn is_signed_block(&self, block: NodeId) -> bool {
+        self.type_is_only(block, "thinking") || self.type_is_only(block, "redacted_thinking")
     }
 
     fn has_type(&self, obj: NodeId) -> bool {
@@ -124,19 +151,16 @@ impl Picked<'_, '_> {
             .extend(strings.into_iter().map(|s| (s, Treatment::Text)));
     }
 
-    /// A content value: a string, or an array of parts whose `text_types`
-    /// parts carry `.text` (a part without `type` counts as text) and whose
-    /// `refusal` parts carry `.refusal`.
-    fn content(&mut self, node: NodeId, text_types: &[&str]) {
+    /// A content value: a string, or an array of parts whose `.text` and
+    /// `.refusal` are masked whatever the part's `type` (OpenAI signs no
+    /// part, and a text under a part of another type still goes out).
+    fn content(&mut self, node: NodeId) {
         match self.doc.kind(node) {
             NodeKind::String => self.string(node, Treatment::Text),
             NodeKind::Array => {
                 for part in self.objects_in(node) {
-                    if !self.has_type(part) || self.type_is(part, text_types) {
-                        self.strings_named(part, "text", Treatment::Text);
-                    } else if self.type_is(part, &["refusal"]) {
-                        self.strings_named(part, "refusal", Treatment::Text);
-                    }
+                    self.strings_named(part, "text", Treatment::Text);
+                    self.strings_named(part, "refusal", Treatment::Text);
                 }
             }
             _ => {}
@@ -147,7 +171,7 @@ impl Picked<'_, '_> {
         for messages in self.members(root, "messages") {
             for message in self.objects_in(messages) {
                 for content in self.members(message, "content") {
-                    self.content(content, &["text"]);
+                    self.content(content);
                 }
                 self.strings_named(message, "refusal", Treatment::Text);
                 for calls in self.members(message, "tool_calls") {
@@ -165,46 +189,61 @@ impl Picked<'_, '_> {
     }
 
     fn openai_responses(&mut self, root: NodeId) {
-        const PART_TEXT: &[&str] = &["input_text", "output_text", "text", "summary_text"];
         self.strings_named(root, "instructions", Treatment::Text);
         for input in self.members(root, "input") {
             if self.doc.kind(input) == NodeKind::String {
                 self.string(input, Treatment::Text);
                 continue;
             }
+            // Not an else-chain: an item whose `type` is repeated is masked
+            // as every type it names.
             for item in self.objects_in(input) {
                 if self.type_is(item, &["function_call"]) {
                     self.strings_named(item, "arguments", Treatment::JsonText);
-                } else if self.type_is(item, &["function_call_output", "custom_tool_call_output"]) {
+                }
+                if self.type_is(item, &["function_call_output", "custom_tool_call_output"]) {
                     for output in self.members(item, "output") {
-                        self.content(output, PART_TEXT);
+                        self.content(output);
                     }
-                } else if self.type_is(item, &["custom_tool_call"]) {
+                }
+                if self.type_is(item, &["custom_tool_call"]) {
                     self.strings_named(item, "input", Treatment::Text);
-                } else if self.type_is(item, &["reasoning"]) {
+                }
+                if self.type_is(item, &["reasoning"]) {
                     for summary in self.members(item, "summary") {
                         for part in self.objects_in(summary) {
                             self.strings_named(part, "text", Treatment::Text);
                         }
                     }
-                } else if !self.has_type(item) || self.type_is(item, &["message"]) {
+                }
+                if !self.has_type(item) || self.type_is(item, &["message"]) {
                     for content in self.members(item, "content") {
-                        self.content(content, PART_TEXT);
+                        self.content(content);
                     }
                 }
             }
         }
     }
 
-    /// One Anthropic content block (never a thinking block).
+    /// One Anthropic content block: `.text` whatever its type, then what
+    /// each `type` it carries holds. A signed thinking block is left as sent.
     fn anthropic_block(&mut self, block: NodeId, nested: bool) {
-        if self.type_is(block, &["text"]) {
-            self.strings_named(block, "text", Treatment::Text);
-        } else if self.type_is(block, &["tool_use", "server_tool_use"]) && !nested {
+        if self.is_signed_block(block) {
+            return;
+        }
+        self.strings_named(block, "text", Treatment::Text);
+        if self.type_is(block, &["thinking", "redacted_thinking"]) {
+            // Types that disagree: not a valid signed block, so what it
+            // would carry as one is masked like any text.
+            self.strings_named(block, "thinking", Treatment::Text);
+            self.strings_named(block, "data", Treatment::Text);
+        }
+        if self.type_is(block, &["tool_use", "server_tool_use"]) && !nested {
             for input in self.members(block, "input") {
                 self.every_string(input);
             }
-        } else if self.type_is(block, &["tool_result"]) && !nested {
+        }
+        if self.type_is(block, &["tool_result"]) && !nested {
             for content in self.members(block, "content") {
                 match self.doc.kind(content) {
                     NodeKind::String => self.string(content, Treatment::Text),
@@ -216,15 +255,15 @@ impl Picked<'_, '_> {
                     _ => {}
                 }
             }
-        } else if self.type_is(block, &["document"]) {
+        }
+        if self.type_is(block, &["document"]) {
             for source in self.members(block, "source") {
                 if self.type_is(source, &["text"]) {
                     self.strings_named(source, "data", Treatment::Text);
                 }
             }
         }
-        // thinking, redacted_thinking (signed), images and anything unknown:
-        // left exactly as sent.
+        // Anything else of images and unknown blocks: left exactly as sent.
     }
 
     fn anthropic_messages(&mut self, root: NodeId) {
