@@ -18,12 +18,20 @@ pub mod lease;
 pub mod metrics;
 pub mod poller;
 pub mod reply;
+pub mod scrub;
 pub mod shared;
 pub mod sync_root;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_host;
 pub mod worker;
+pub mod zeroing_alloc;
+
+/// Every block the VM frees is zeroed first (see [`zeroing_alloc`]); the
+/// `zeroing-alloc` feature (on by default) exists to measure its cost.
+#[cfg(all(target_arch = "wasm32", feature = "zeroing-alloc"))]
+#[global_allocator]
+static ALLOCATOR: zeroing_alloc::ZeroingAlloc = zeroing_alloc::ZeroingAlloc;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

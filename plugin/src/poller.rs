@@ -4,15 +4,22 @@
 //!
 //! It keeps no position of its own: it reads the published one, so a new
 //! lease holder goes on where the last one stopped.
+//!
+//! Publishing a `forgotten` event also erases the forgotten entries from the
+//! shared copies ([`scrub`]): the snapshot and earlier `added` events are
+//! rewritten without them before the state record moves.
+
+mod scrub;
 
 use crate::config::FilterConfig;
 use crate::host::{Callout, CalloutAnswer, Host, Level};
 use crate::metrics::{Metric, Metrics};
 use crate::shared::{
-    read_events, read_lease, read_list, read_state, write_json, SharedState, EVENTS_KEY,
-    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+    read_events, read_lease, read_list, read_snapshot, read_state, write_json, SharedState,
+    EVENTS_KEY, QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
 };
-use latet_core::wire::{parse_feed_answer, parse_snapshot, Event, FeedAnswer};
+use latet_core::wire::{parse_feed_answer, parse_snapshot, EntryId, Event, EventBody, FeedAnswer};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The control service's gateway paths.
@@ -241,6 +248,7 @@ impl Poller {
         // Keep the shared list contiguous from the snapshot's position.
         events.retain(|e| e.seq > state.snapshot_seq && e.seq <= state.seq);
         let before = state.seq;
+        let mut forget_arrived = false;
         for event in new_events {
             if event.seq <= state.seq {
                 continue;
@@ -257,9 +265,17 @@ impl Poller {
                 break;
             }
             state.seq = event.seq;
+            forget_arrived |= matches!(event.body, EventBody::Forgotten { .. });
             events.push(event);
         }
         state.feed_answered_at_ms = host.now_ms();
+        // Snapshot, then events, then state, as always: a worker reading in
+        // between sees a rewritten snapshot at the same `seq` (it only lacks
+        // entries the events it applies next forget anyway).
+        if forget_arrived {
+            let forgotten = scrub::scrub_events(&mut events);
+            self.scrub_snapshot(host, &forgotten);
+        }
         if state.seq != before && write_json(host, EVENTS_KEY, &events, None).is_err() {
             return false;
         }
@@ -274,6 +290,32 @@ impl Poller {
             self.need_snapshot = true;
         }
         true
+    }
+
+    /// Rewrites the shared snapshot without the `forgotten` entries. When it
+    /// cannot (unreadable, not writable) the forget is still published —
+    /// workers must apply it — and a fresh snapshot is taken at once, which
+    /// replaces the copy.
+    fn scrub_snapshot(&mut self, host: &dyn Host, forgotten: &HashSet<EntryId>) {
+        let Some(bytes) = read_snapshot(host) else {
+            return;
+        };
+        let outcome = match scrub::scrub_snapshot(&bytes, forgotten) {
+            Ok(Some(scrubbed)) => host
+                .shared_set(SNAPSHOT_KEY, &scrubbed, None)
+                .map_err(|err| format!("{err:?}")),
+            Ok(None) => Ok(()),
+            Err(err) => Err(err.to_string()),
+        };
+        if let Err(reason) = outcome {
+            host.log(
+                Level::Warn,
+                &format!(
+                    "latet sync: shared snapshot not rewritten after a forget ({reason}); taking a new one"
+                ),
+            );
+            self.need_snapshot = true;
+        }
     }
 
     /// Enqueues the new position to every worker's queue.

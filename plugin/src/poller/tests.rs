@@ -82,6 +82,50 @@ fn feed_events_are_published_in_order_and_workers_woken() {
 }
 
 #[test]
+fn a_forget_rewrites_the_shared_snapshot_and_added_events_without_the_value() {
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![mario(), giulia()], &[]);
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    let carol = entry(
+        3,
+        "Carla Verdi",
+        "Anna Neri",
+        latet_core::kind::Kind::Name,
+        1,
+    );
+    p.on_answer(
+        &host,
+        &m,
+        call.token,
+        &ok(feed(4, vec![added(4, vec![carol.clone()])])),
+    );
+    // The forget of Mario (in the snapshot) and Carla (in an added event).
+    let call = host.last_callout().unwrap();
+    let forget = Event {
+        seq: 5,
+        body: latet_core::wire::EventBody::Forgotten {
+            ids: vec![mario().id, carol.id],
+            retired: vec![retired(&mario().surrogate), retired(&carol.surrogate)],
+            generation: 2,
+        },
+    };
+    p.on_answer(&host, &m, call.token, &ok(feed(5, vec![forget.clone()])));
+    assert_eq!(read_events(&host), vec![added(4, vec![]), forget]);
+    let snapshot = parse_snapshot(&host.shared_value(SNAPSHOT_KEY).unwrap()).unwrap();
+    assert_eq!(snapshot.entries, vec![giulia()]);
+    assert_eq!(snapshot.seq, 3, "still the snapshot's own position");
+    for key in [SNAPSHOT_KEY, EVENTS_KEY] {
+        let text = String::from_utf8(host.shared_value(key).unwrap()).unwrap();
+        for gone in ["Mario Rossi", "Laura Bianchi", "Carla Verdi", "Anna Neri"] {
+            assert!(!text.contains(gone), "{key} still holds an entry");
+        }
+    }
+    assert_eq!(read_state(&host).unwrap().seq, 5);
+}
+
+#[test]
 fn snapshot_required_and_gaps_take_a_new_snapshot() {
     for answer in [
         serde_json::to_vec(&FeedAnswer::SnapshotRequired {
