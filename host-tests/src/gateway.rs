@@ -34,8 +34,13 @@ pub const ENTRIES_PATH: &str = "/_latet/gateway/v1/entries";
 /// The chat path (OpenAI chat shape by the default routes).
 pub const CHAT_PATH: &str = "/v1/chat/completions";
 
-/// The filter's release `.wasm` (built when missing or stale).
+/// The filter's release `.wasm`: `$LATET_FILTER_WASM` if set (e.g. the
+/// `wasm-opt` output of `plugin/build.sh`), else the release build (built
+/// when missing or stale).
 pub fn filter_wasm() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("LATET_FILTER_WASM") {
+        return Ok(PathBuf::from(path));
+    }
     release_wasm(
         "latet-filter",
         "latet_filter",
@@ -252,8 +257,8 @@ impl Gateway {
         state["feedAnsweredAtMs"].as_u64()
     }
 
-    /// Moves the clock by one tick (1 s by default) and pumps the feed
-    /// until the published position stops moving; returns it.
+    /// Pumps the feed until the published position stops moving (the
+    /// clock does not move); returns it.
     pub fn settle_feed(&self) -> Option<u64> {
         let mut last = self.published_seq();
         for _ in 0..20 {
