@@ -644,14 +644,14 @@ fn an_unknown_variant_error_does_not_quote_the_value() {
     }
 }
 
-/// Finding S1: after a `forgotten` event, the shared-data copies still hold
-/// the value in clear — the snapshot under `latet.v1.snapshot` (until the
-/// poller next takes one: only on a gap, `snapshot_required` or more than
-/// `maxSharedEvents` events) and any `added` event in `latet.v1.events`.
-/// Enable when the poller takes a new snapshot right after publishing a
-/// forget (and drops forgotten entries from shared `added` events).
+/// Finding S1 (fixed): after a `forgotten` event, the shared-data copies
+/// held the value in clear — the snapshot under `latet.v1.snapshot` (until
+/// the poller next took one) and any `added` event in `latet.v1.events`.
+/// The poller now rewrites both in the same publication as the forget
+/// (snapshot, events, then state), and workers at any position still reach
+/// the post-forget index: the one that had applied the `added` event, and
+/// one that rebuilds from the rewritten copies.
 #[test]
-#[ignore = "finding S1 (SECURITY.md): shared-data snapshot keeps a forgotten value"]
 fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     use latet_filter::lease;
     use latet_filter::poller::Poller;
@@ -663,6 +663,12 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     assert!(lease::hold(&host, "sync", config.lease_ms));
     let answer = |body: Vec<u8>| CalloutAnswer { status: 200, body };
     let last_token = |host: &TestHost| host.callouts.borrow().last().unwrap().0;
+    let new_worker = || {
+        WorkerVault::new(
+            Detectors::new(&config.detectors).unwrap(),
+            config.memo_capacity_bytes,
+        )
+    };
     let with_mario = Snapshot {
         version: 1,
         generation: 1,
@@ -678,9 +684,10 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
         last_token(&host),
         &answer(serde_json::to_vec(&with_mario).unwrap()),
     );
-    let mario = vault_entries()[0].clone();
+    // A value added through the feed, then forgotten with Mario.
+    let carla = entry("Carla Verdi", "Anna Neri", Kind::Name, 1);
     let feed = serde_json::json!({"status": "events", "version": 1, "head": 2, "events": [
-        {"seq": 2, "type": "forgotten", "ids": [mario.id], "retired": [], "generation": 2}
+        {"seq": 2, "type": "added", "entries": [carla]}
     ]});
     poller.on_answer(
         &host,
@@ -688,26 +695,44 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
         last_token(&host),
         &answer(serde_json::to_vec(&feed).unwrap()),
     );
-    // The poller's next call must be a snapshot; answer it with the vault
-    // as the control service now holds it.
-    let without_mario = Snapshot {
-        generation: 2,
-        seq: 2,
-        entries: vault_entries()[1..].to_vec(),
-        ..with_mario
-    };
+    // A worker current at seq 2 (it holds Carla), one left behind at seq 1.
+    let mut current = new_worker();
+    assert!(current.catch_up(&host).current);
+    assert_eq!(current.index().len(), 4);
+    let mut behind = new_worker();
+    behind
+        .load_snapshot(&serde_json::to_vec(&with_mario).unwrap())
+        .unwrap();
+
+    let mario = vault_entries()[0].clone();
+    let feed = serde_json::json!({"status": "events", "version": 1, "head": 3, "events": [
+        {"seq": 3, "type": "forgotten", "ids": [mario.id, carla.id], "retired": [], "generation": 2}
+    ]});
     poller.on_answer(
         &host,
         &metrics,
         last_token(&host),
-        &answer(serde_json::to_vec(&without_mario).unwrap()),
+        &answer(serde_json::to_vec(&feed).unwrap()),
     );
     for key in [SNAPSHOT_KEY, EVENTS_KEY] {
         let (bytes, _) = host.shared_get(key).unwrap();
         let text = String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned();
-        assert!(
-            !text.contains("Mario Rossi"),
-            "{key} still holds the forgotten value"
+        for gone in ["Mario Rossi", "Laura Bianchi", "Carla Verdi", "Anna Neri"] {
+            assert!(!text.contains(gone), "{key} still holds a forgotten entry");
+        }
+    }
+    // Each worker reaches the same post-forget index, whatever it held.
+    for (name, worker) in [
+        ("current", &mut current),
+        ("behind", &mut behind),
+        ("fresh", &mut new_worker()),
+    ] {
+        assert!(worker.catch_up(&host).current, "{name}");
+        assert_eq!(
+            (worker.index().seq(), worker.index().generation()),
+            (3, 2),
+            "{name}"
         );
+        assert_eq!(worker.index().len(), 2, "{name}: only José and Ugo");
     }
 }
