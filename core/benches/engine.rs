@@ -161,19 +161,19 @@ fn sse_of(answer_text: &str) -> Vec<u8> {
     out
 }
 
-/// Runs `f` repeatedly for about `budget`, returns the best time per run.
+/// Runs `f` repeatedly for about `budget`, returns the median time per run
+/// (the best would hide a cost paid on most runs, such as fresh pages).
 fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
     f();
-    let mut best = Duration::MAX;
+    let mut runs = Vec::new();
     let start = Instant::now();
-    let mut runs = 0;
-    while start.elapsed() < budget || runs < 3 {
+    while start.elapsed() < budget || runs.len() < 3 {
         let t = Instant::now();
         f();
-        best = best.min(t.elapsed());
-        runs += 1;
+        runs.push(t.elapsed());
     }
-    best
+    runs.sort();
+    runs[runs.len() / 2]
 }
 
 fn mbps(bytes: usize, d: Duration) -> f64 {
@@ -187,7 +187,7 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(700),
     );
-    println!("latet-core engine bench (best of runs over {budget:?} each)");
+    println!("latet-core engine bench (median of runs over {budget:?} each)");
     for &entries in &[10_000usize, 100_000] {
         let (snapshot, pairs) = vault(entries);
         let raw_bytes: usize = pairs.iter().map(|(v, s)| v.len() + s.len()).sum();
