@@ -16,7 +16,7 @@ use crate::vm::VmSpec;
 use crate::wasm_build::release_wasm;
 use std::cell::RefCell;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// The Envoy cluster name scenarios give the control service.
@@ -41,18 +41,17 @@ pub fn filter_wasm() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("LATET_FILTER_WASM") {
         return Ok(PathBuf::from(path));
     }
-    release_wasm(
-        "latet-filter",
-        "latet_filter",
-        &[
-            "plugin/src",
-            "plugin/Cargo.toml",
-            "plugin/build.rs",
-            "core/src",
-            "core/Cargo.toml",
-        ],
-    )
+    release_wasm("latet-filter", "latet_filter", &FILTER_SOURCES)
 }
+
+/// What the filter's `.wasm` is built from (its staleness check).
+pub const FILTER_SOURCES: [&str; 5] = [
+    "plugin/src",
+    "plugin/Cargo.toml",
+    "plugin/build.rs",
+    "core/src",
+    "core/Cargo.toml",
+];
 
 /// Which control-service call a callout is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,8 +132,17 @@ impl Gateway {
     /// then `workers` workers (`worker-1`…), all with `config`. Snapshot and
     /// entries calls are forwarded to `control`; feed calls are held.
     pub fn start(config: &str, workers: usize, control: SocketAddr) -> Result<Gateway, String> {
-        let wasm = filter_wasm()?;
-        let host = Host::new(&wasm).map_err(|e| e.to_string())?;
+        Gateway::start_with(&filter_wasm()?, config, workers, control)
+    }
+
+    /// [`Gateway::start`] with another build of the filter.
+    pub fn start_with(
+        wasm: &Path,
+        config: &str,
+        workers: usize,
+        control: SocketAddr,
+    ) -> Result<Gateway, String> {
+        let host = Host::new(wasm).map_err(|e| e.to_string())?;
         host.set_known_upstreams(&[CONTROL_CLUSTER]);
         let link = Rc::new(RefCell::new(LinkState {
             addr: control,

@@ -378,6 +378,12 @@ impl Host {
         self.inner.state.borrow().records.clone()
     }
 
+    /// Wall time spent inside the VMs' exported calls so far (the host
+    /// calls they make included; the harness's own bookkeeping excluded).
+    pub fn guest_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.inner.state.borrow().guest_ns)
+    }
+
     /// Forgets the records so far (a long loop keeps only its latest
     /// iteration for the dump). Metrics are kept.
     pub fn clear_records(&self) {

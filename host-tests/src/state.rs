@@ -65,6 +65,9 @@ pub struct HostState {
     pub known_upstreams: Option<Vec<String>>,
     /// Log level the VMs are told (`proxy_get_log_level`).
     pub log_level: u32,
+    /// Wall time spent inside the VMs' exported calls (host calls they
+    /// make included), nanoseconds: what a measurement compares.
+    pub guest_ns: u64,
     /// Host-wide properties, by path parts.
     pub properties: HashMap<Vec<String>, Vec<u8>>,
     /// Everything that happened.
@@ -90,6 +93,7 @@ impl HostState {
             responder: None,
             known_upstreams: None,
             log_level: 0,
+            guest_ns: 0,
             properties: HashMap::new(),
             records: Vec::new(),
             rng: seed | 1,

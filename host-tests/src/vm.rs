@@ -323,7 +323,11 @@ impl VmInner {
         self.store.data_mut().effective = context;
         let params: Vec<Val> = args.iter().map(|arg| Val::I32(*arg)).collect();
         let mut results = vec![Val::I32(0); func.ty(&self.store).results().len()];
-        match func.call(&mut self.store, &params, &mut results) {
+        let started = std::time::Instant::now();
+        let outcome = func.call(&mut self.store, &params, &mut results);
+        let spent = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.store.data().host.borrow_mut().guest_ns += spent;
+        match outcome {
             Ok(()) => Ok(results.first().and_then(Val::i32)),
             Err(error) => {
                 let message = format!("{error:?}");

@@ -98,6 +98,46 @@ pub fn release_wasm(package: &str, lib_name: &str, sources: &[&str]) -> Result<P
     Ok(built)
 }
 
+/// A release `.wasm` built with extra cargo arguments (`--no-default-features`,
+/// `--features …`) into `<target>/<dir_name>`, rebuilt when older than
+/// `sources`. For measurements that compare builds.
+pub fn release_wasm_variant(
+    package: &str,
+    lib_name: &str,
+    sources: &[&str],
+    cargo_args: &[&str],
+    dir_name: &str,
+) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let sources: Vec<PathBuf> = sources.iter().map(|dir| root.join(dir)).collect();
+    let _guard = BUILD_LOCK
+        .lock()
+        .map_err(|_| "a wasm build panicked".to_string())?;
+    let own_dir = target_dir().join(dir_name);
+    let built = own_dir
+        .join(WASM_TARGET)
+        .join("release")
+        .join(format!("{lib_name}.wasm"));
+    if is_fresh(&built, &sources) {
+        return Ok(built);
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "-p", package, "--release", "--target", WASM_TARGET])
+        .args(cargo_args)
+        .arg("--target-dir")
+        .arg(&own_dir)
+        .status()
+        .map_err(|e| format!("running cargo build for {package}: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo build -p {package} {cargo_args:?} failed ({status})"
+        ));
+    }
+    Ok(built)
+}
+
 /// The floor filter's release `.wasm`.
 pub fn floor_filter_wasm() -> Result<PathBuf, String> {
     release_wasm(

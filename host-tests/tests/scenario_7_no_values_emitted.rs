@@ -31,6 +31,9 @@ const RULES: &str = r#""detectors": {"rules": [
     {"kind": "employee", "regex": "\\bEMP-[0-9]{6}\\b"}]},
     "restoreMaxStalenessMs": 5000"#;
 
+/// Extra request headers.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
 fn text_with_all_values() -> String {
     format!(
         "Mail {}, call {}, pay to {} with card {}; the server is {} and the key {}. \
@@ -98,7 +101,7 @@ fn no_emitted_string_carries_a_value() {
     s.finish().unwrap();
 
     // Refusals whose bodies carry values: not JSON, too large, encoded.
-    let refusals: [(&[(&str, &str)], Vec<u8>); 3] = [
+    let refusals: [(Headers, Vec<u8>); 3] = [
         (
             &[("content-type", "application/json")],
             format!("{{not json {text}").into_bytes(),

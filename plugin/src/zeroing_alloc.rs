@@ -5,7 +5,14 @@
 //! zeroing at the allocator catches every copy, including ones inside
 //! latet-core, serde and the SDK that the filter's code never sees.
 //!
-//! Cost: see the crate README (measured in wasmtime, mask + restore loop).
+//! Cost, measured in wasmtime (`host-tests/tests/measure_zeroing_alloc.rs`,
+//! time inside the VM, a 7.4 KB chat request with 40 values masked and a
+//! 3.3 KB answer with 40 surrogates restored, memo off, 400 iterations x 4
+//! interleaved rounds on a loaded 2-core machine): fastest 310-312 µs with
+//! zeroing against 315-317 µs without, medians within noise — no cost that
+//! the measurement can see. Zeroing is a `memory.fill` over bytes that were
+//! just written; a realloc always moves (no in-place growth), which `Vec`'s
+//! doubling keeps amortised.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
