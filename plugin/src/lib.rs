@@ -18,7 +18,6 @@ pub mod lease;
 pub mod metrics;
 pub mod poller;
 pub mod reply;
-pub mod scrub;
 pub mod shared;
 pub mod sync_root;
 pub mod vault;
