@@ -5,7 +5,9 @@
 //! runs measure the same work on the same inputs.
 //!
 //! Prints one JSON object per line: `{"kind": "vault", ...}` per vault and
-//! `{"kind": "case", ...}` per request size. Asserts nothing about time.
+//! `{"kind": "case", ...}` per request size: for each figure the median run
+//! (`*_mbps`), the fastest (`*_best_mbps`) and the share of runs over twice
+//! the fastest (`*_slow_share`, see [`Timing`]). Asserts nothing about time.
 //!
 //! Environment: `LATET_BENCH_MS` (time per figure, default 300),
 //! `LATET_BENCH_VAULTS` (comma-separated entry counts, default `10000,100000`).
@@ -156,8 +158,23 @@ fn answer_of(request: &str, pairs: &[(String, String)]) -> String {
     out
 }
 
-/// Runs `f` for about `budget` (at least 3 runs); the median time per run.
-fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
+/// One figure's runs: the median (what the tables show) and the fastest.
+///
+/// On a shared machine a run of a few milliseconds (200 KB) is often
+/// descheduled part-way and its wall time then includes the wait for a CPU;
+/// runs of tens of microseconds (2/20 KB) almost never are. The median of
+/// the long runs can then fall by 5–10× under load while the engine's work
+/// per byte is unchanged, so each figure also carries the fastest run and
+/// the share of runs that took over twice as long (`slow_share`): a high
+/// share means the median measured the scheduler, not the engine.
+struct Timing {
+    median: Duration,
+    best: Duration,
+    slow_share: f64,
+}
+
+/// Runs `f` for about `budget` (at least 3 runs).
+fn time(budget: Duration, mut f: impl FnMut()) -> Timing {
     f();
     let mut runs = Vec::new();
     let start = Instant::now();
@@ -167,11 +184,20 @@ fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
         runs.push(t.elapsed());
     }
     runs.sort();
-    runs[runs.len() / 2]
+    let best = runs[0];
+    let slow = runs.iter().filter(|d| **d > best * 2).count();
+    Timing { median: runs[runs.len() / 2], best, slow_share: slow as f64 / runs.len() as f64 }
 }
 
 fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64().max(1e-9) / 1e6
+}
+
+/// Adds `<name>_mbps` (median), `<name>_best_mbps` and `<name>_slow_share`.
+fn put(row: &mut serde_json::Map<String, serde_json::Value>, name: &str, bytes: usize, t: &Timing) {
+    row.insert(format!("{name}_mbps"), json!(mbps(bytes, t.median)));
+    row.insert(format!("{name}_best_mbps"), json!(mbps(bytes, t.best)));
+    row.insert(format!("{name}_slow_share"), json!(t.slow_share));
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -255,19 +281,24 @@ fn main() -> ExitCode {
             let d_restore = time(budget, || {
                 black_box(restore_body(&index, black_box(answer.as_bytes())));
             });
-            println!(
-                "{}",
-                json!({
-                    "kind": "case", "runtime": runtime, "entries": entries,
-                    "request_bytes": request.len(), "values": values, "found": found.len(),
-                    "masked": masked,
-                    "find_mbps": mbps(request.len(), d_find),
-                    "mask_mbps": mbps(request.len(), d_mask),
-                    "mask_memo_cold_mbps": mbps(request.len(), d_memo_cold),
-                    "mask_memo_warm_mbps": mbps(request.len(), d_memo_warm),
-                    "restore_mbps": mbps(answer.len(), d_restore),
-                })
-            );
+            let mut row = serde_json::Map::new();
+            for (key, value) in [
+                ("kind", json!("case")),
+                ("runtime", json!(runtime)),
+                ("entries", json!(entries)),
+                ("request_bytes", json!(request.len())),
+                ("values", json!(values)),
+                ("found", json!(found.len())),
+                ("masked", json!(masked)),
+            ] {
+                row.insert(key.to_string(), value);
+            }
+            put(&mut row, "find", request.len(), &d_find);
+            put(&mut row, "mask", request.len(), &d_mask);
+            put(&mut row, "mask_memo_cold", request.len(), &d_memo_cold);
+            put(&mut row, "mask_memo_warm", request.len(), &d_memo_warm);
+            put(&mut row, "restore", answer.len(), &d_restore);
+            println!("{}", serde_json::Value::Object(row));
         }
     }
     ExitCode::SUCCESS
