@@ -571,3 +571,57 @@ fn garbage_and_cut_streams_never_panic_and_never_restore_retired() {
         let _ = restore_body(&index(), bytes);
     }
 }
+
+/// Found by the `mask_request` fuzz target (long run): a person's value can
+/// be a word-bounded part of another value's surrogate (`+39 348 765` is
+/// the start of the surrogate `+39 348 765 4321`). Where the person wrote it,
+/// it is masked; inside the other surrogate it is that surrogate, written
+/// by us — SECURITY.md R7.
+#[test]
+fn a_value_that_is_part_of_another_surrogate_is_masked_where_written() {
+    let index = SnapshotIndex::from_snapshot(Snapshot {
+        version: 1,
+        generation: 1,
+        seq: 0,
+        retired_salt: "00".repeat(16),
+        retired: vec![],
+        entries: vec![
+            Entry {
+                id: EntryId(entry_id(b"k", "+39 347 123 4567")),
+                value: "+39 347 123 4567".into(),
+                surrogate: "+39 348 765 4321".into(),
+                kind: Kind::Phone,
+                generation: 1,
+            },
+            Entry {
+                id: EntryId(entry_id(b"k", "+39 348 765")),
+                value: "+39 348 765".into(),
+                surrogate: "+39 351 002".into(),
+                kind: Kind::Phone,
+                generation: 1,
+            },
+        ],
+    })
+    .unwrap();
+    let mut masker = masker();
+    let out = match masker
+        .mask_request(
+            &index,
+            ApiShape::Text,
+            b"call +39 347 123 4567 or +39 348 765.",
+            MaskOptions::default(),
+        )
+        .unwrap()
+    {
+        MaskOutcome::Masked { body, .. } => String::from_utf8(body.unwrap()).unwrap(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(out, "call +39 348 765 4321 or +39 351 002.");
+    let mut values = Vec::new();
+    index.find_values(&out, &mut values);
+    let mut surrogates = Vec::new();
+    index.find_surrogates(&out, &mut surrogates);
+    assert!(values.iter().all(|v| surrogates
+        .iter()
+        .any(|s| s.start <= v.start && v.end <= s.end)));
+}

@@ -131,7 +131,16 @@ pub fn mask_resolving(
 pub fn values_in(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     index.find_values(text, &mut found);
-    found.iter().map(|m| (m.start, m.end)).collect()
+    // A value written inside an active surrogate is that surrogate, not the
+    // value: a short phone number can be the start of another number's
+    // surrogate (found by this target; SECURITY.md R7).
+    let mut surrogates = Vec::new();
+    index.find_surrogates(text, &mut surrogates);
+    found
+        .iter()
+        .filter(|m| !surrogates.iter().any(|s| s.start <= m.start && m.end <= s.end))
+        .map(|m| (m.start, m.end))
+        .collect()
 }
 
 /// Every string value of a JSON document (not keys), decoded.
