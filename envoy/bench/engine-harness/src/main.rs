@@ -13,87 +13,20 @@
 //! `LATET_BENCH_VAULTS` (comma-separated entry counts, default `10000,100000`).
 
 use latet_core::detect::{DetectorConfig, Detectors};
-use latet_core::kind::Kind;
 use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
 use latet_core::restore::restore_body;
 use latet_core::snapshot::SnapshotIndex;
-use latet_core::wire::{Entry, EntryId, Snapshot};
 use serde_json::json;
 use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const FIRST: &[&str] = &[
-    "Mario", "Laura", "Giulia", "Paolo", "Ana", "José", "Lucía", "Javier", "Hans", "Greta",
-    "Jürgen", "Claire", "Élodie", "Pierre", "John", "Emily", "Oliver", "Sofia", "Marco", "Elena",
-];
-const LAST: &[&str] = &[
-    "Rossi", "Bianchi", "García", "Martínez", "Müller", "Schmidt", "Dubois", "Moreau", "Smith",
-    "Brown", "Ferrari", "Romano", "López", "Weber", "Fischer", "Laurent", "Taylor", "Conti",
-];
+#[path = "../../../../core/benches/support/synthetic.rs"]
+mod synthetic;
+use synthetic::{answer_of, chat_request, chat_request_variant, vault};
 
 /// Request sizes and how many vault values each holds (the issue's 2/20/200 KB).
 const CASES: &[(usize, usize)] = &[(2_000, 4), (20_000, 40), (200_000, 400)];
-
-/// A deterministic generator (no dependency): splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
-        list[(self.next() % list.len() as u64) as usize]
-    }
-}
-
-/// The i-th synthetic value and its surrogate (names, e-mails, phones).
-fn value_pair(i: usize, rng: &mut Rng) -> (String, String, Kind) {
-    let (f, l) = (rng.pick(FIRST), rng.pick(LAST));
-    let (sf, sl) = (rng.pick(FIRST), rng.pick(LAST));
-    match i % 3 {
-        0 => (format!("{f} {l}{i}"), format!("{sf} {sl}x{i}"), Kind::Name),
-        1 => (
-            format!("{}.{}{i}@acme{}.it", f.to_lowercase(), l.to_lowercase(), i % 97),
-            format!("{}.{}{i}@brightvale{}.it", sf.to_lowercase(), sl.to_lowercase(), i % 97),
-            Kind::Email,
-        ),
-        _ => (
-            format!("+39 347 {:03} {:04}", i % 1000, i / 1000),
-            format!("+39 351 {:03} {:04}", (i * 7) % 1000, i / 1000),
-            Kind::Phone,
-        ),
-    }
-}
-
-fn vault(entries: usize) -> (Snapshot, Vec<(String, String)>) {
-    let mut rng = Rng(42);
-    let mut pairs = Vec::with_capacity(entries);
-    let mut list = Vec::with_capacity(entries);
-    for i in 0..entries {
-        let (value, surrogate, kind) = value_pair(i, &mut rng);
-        let mut id = [0u8; 16];
-        id[..8].copy_from_slice(&(i as u64).to_le_bytes());
-        list.push(Entry { id: EntryId(id), value: value.clone(), surrogate: surrogate.clone(), kind, generation: 1 });
-        pairs.push((value, surrogate));
-    }
-    let snapshot = Snapshot {
-        version: 1,
-        generation: 1,
-        seq: 0,
-        retired_salt: "00".repeat(16),
-        retired: vec![],
-        entries: list,
-    };
-    (snapshot, pairs)
-}
-
-const FILLER: &str = "Please review the quarterly figures below and tell me whether the \
-    supplier contract needs to be renegotiated before the end of the month; the team \
-    already checked the delivery dates and the invoices look consistent with the order. ";
 
 /// The filter's default memo of masked texts per worker (plugin README).
 const FILTER_MEMO_BYTES: usize = 8 << 20;
@@ -103,59 +36,6 @@ const FILTER_MEMO_BYTES: usize = 8 << 20;
 /// every text misses.
 fn variants_for(bytes: usize) -> usize {
     (FILTER_MEMO_BYTES * 3 / 2 / bytes.max(1)).max(8) + 1
-}
-
-/// `n` in letters (no detector takes it for a value).
-fn letters(mut n: usize) -> String {
-    let mut out = String::new();
-    loop {
-        out.push((b'a' + (n % 26) as u8) as char);
-        n /= 26;
-        if n == 0 {
-            return out;
-        }
-    }
-}
-
-/// An OpenAI Chat request of about `bytes` bytes holding `values` vault values.
-fn chat_request(pairs: &[(String, String)], bytes: usize, values: usize) -> String {
-    chat_request_variant(pairs, bytes, values, None)
-}
-
-/// As [`chat_request`]; with `variant`, every message starts with a token of
-/// its own, so no text repeats between variants (as envoy/bench/post.lua).
-fn chat_request_variant(pairs: &[(String, String)], bytes: usize, values: usize, variant: Option<usize>) -> String {
-    let messages_count = values.max(1);
-    let per_message = bytes / messages_count;
-    let mut messages = Vec::new();
-    for m in 0..messages_count {
-        let (value, _) = &pairs[(m * 7919) % pairs.len()];
-        let mut text = match variant {
-            Some(v) => format!("ref{} ", letters(v)),
-            None => String::new(),
-        };
-        while text.len() + value.len() + 40 < per_message {
-            text.push_str(FILLER);
-        }
-        text.truncate(per_message.saturating_sub(value.len() + 40));
-        text.push_str(" Contact: ");
-        text.push_str(value);
-        text.push('.');
-        let role = if m % 2 == 0 { "user" } else { "assistant" };
-        messages.push(json!({ "role": role, "content": text }));
-    }
-    json!({ "model": "gpt-4o", "messages": messages }).to_string()
-}
-
-/// The same request as its answer would carry it: values → surrogates.
-fn answer_of(request: &str, pairs: &[(String, String)]) -> String {
-    let mut out = request.to_string();
-    for (value, surrogate) in pairs {
-        if out.contains(value.as_str()) {
-            out = out.replace(value.as_str(), surrogate);
-        }
-    }
-    out
 }
 
 /// One figure's runs: the median (what the tables show) and the fastest.
@@ -186,7 +66,11 @@ fn time(budget: Duration, mut f: impl FnMut()) -> Timing {
     runs.sort();
     let best = runs[0];
     let slow = runs.iter().filter(|d| **d > best * 2).count();
-    Timing { median: runs[runs.len() / 2], best, slow_share: slow as f64 / runs.len() as f64 }
+    Timing {
+        median: runs[runs.len() / 2],
+        best,
+        slow_share: slow as f64 / runs.len() as f64,
+    }
 }
 
 fn mbps(bytes: usize, d: Duration) -> f64 {
@@ -201,16 +85,25 @@ fn put(row: &mut serde_json::Map<String, serde_json::Value>, name: &str, bytes: 
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn vault_sizes() -> Vec<usize> {
     let list = std::env::var("LATET_BENCH_VAULTS").unwrap_or_else(|_| "10000,100000".to_string());
-    list.split(',').filter_map(|s| s.trim().parse().ok()).collect()
+    list.split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
 }
 
 fn main() -> ExitCode {
-    let runtime = if cfg!(target_arch = "wasm32") { "wasm32-wasip1 (V8)" } else { "native" };
+    let runtime = if cfg!(target_arch = "wasm32") {
+        "wasm32-wasip1 (V8)"
+    } else {
+        "native"
+    };
     let budget = Duration::from_millis(env_number("LATET_BENCH_MS", 300));
     for entries in vault_sizes() {
         let (snapshot, pairs) = vault(entries);
@@ -250,7 +143,12 @@ fn main() -> ExitCode {
             };
             let mut masked = true;
             let d_mask = time(budget, || {
-                match masker.mask_request(&index, ApiShape::OpenAiChat, request.as_bytes(), MaskOptions::default()) {
+                match masker.mask_request(
+                    &index,
+                    ApiShape::OpenAiChat,
+                    request.as_bytes(),
+                    MaskOptions::default(),
+                ) {
                     Ok(MaskOutcome::Masked { body, .. }) => {
                         black_box(body);
                     }
@@ -273,10 +171,28 @@ fn main() -> ExitCode {
             let d_memo_cold = time(budget, || {
                 let body = &variants[next % variants.len()];
                 next += 1;
-                black_box(memo_masker.mask_request(&index, ApiShape::OpenAiChat, body.as_bytes(), MaskOptions::default()).is_ok());
+                black_box(
+                    memo_masker
+                        .mask_request(
+                            &index,
+                            ApiShape::OpenAiChat,
+                            body.as_bytes(),
+                            MaskOptions::default(),
+                        )
+                        .is_ok(),
+                );
             });
             let d_memo_warm = time(budget, || {
-                black_box(memo_masker.mask_request(&index, ApiShape::OpenAiChat, request.as_bytes(), MaskOptions::default()).is_ok());
+                black_box(
+                    memo_masker
+                        .mask_request(
+                            &index,
+                            ApiShape::OpenAiChat,
+                            request.as_bytes(),
+                            MaskOptions::default(),
+                        )
+                        .is_ok(),
+                );
             });
             let d_restore = time(budget, || {
                 black_box(restore_body(&index, black_box(answer.as_bytes())));
