@@ -302,8 +302,15 @@ if [[ -z "${BENCH_SKIP_ENGINE:-}" ]]; then
   # --no-liftoff: Envoy's V8 compiles with TurboFan only (proxy-wasm
   # cpp-host turns Liftoff off); node would otherwise run large functions in
   # the baseline tier for a while (measured: 200 KB masking 3× slower).
-  node --no-warnings --no-liftoff "$bench_dir/run-wasi.mjs" "$target_dir/wasm32-wasip1/release/latet-engine-harness.wasm" \
-    >>"$results/engine.jsonl" || latet_die "engine harness (V8) failed"
+  v8_rows_expected=$(( $(tr ',' '\n' <<<"$engine_vaults" | wc -l) * 4 ))  # a vault row + 3 cases each
+  if ! node --no-warnings --no-liftoff "$bench_dir/run-wasi.mjs" "$target_dir/wasm32-wasip1/release/latet-engine-harness.wasm" \
+    >>"$results/engine.jsonl"; then
+    # node 20 has crashed inside V8 while tearing down after a 100k run
+    # (seen twice, after every figure was printed): keep complete figures.
+    v8_rows=$(grep -c 'wasm32-wasip1' "$results/engine.jsonl" || true)
+    ((v8_rows >= v8_rows_expected)) || latet_die "engine harness (V8) failed"
+    latet_log "node exited with an error after printing all $v8_rows V8 rows; kept them"
+  fi
 fi
 
 # --- the report ----------------------------------------------------------------
