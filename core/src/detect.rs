@@ -107,8 +107,9 @@ pub struct RuleConfig {
     /// The kind of what the rule finds: a built-in kind name (`email`, …) or
     /// a custom name (`[a-z][a-z0-9_-]{0,31}`).
     pub kind: String,
-    /// A regular expression (Rust `regex` syntax). Matches that cut a word
-    /// are dropped; use `\b` or explicit context as needed.
+    /// A regular expression (`regex-lite` syntax: Rust `regex` syntax with
+    /// ASCII-only `\d`, `\w`, `\s`, `\b` and case folding). Matches that
+    /// cut a word are dropped; use `\b` or explicit context as needed.
     pub regex: Option<String>,
     /// Exact, case-sensitive words or phrases, found where they stand as
     /// whole words.
