@@ -190,19 +190,21 @@ start_envoy() {
 
 clear_fake_log() { curl -fsS -o /dev/null -X DELETE "$fake_url/_fake/requests" || latet_die "fake LLM gone"; }
 
-# run_wrk VAULT SIZE CONNS LISTENER PORT SALT: one wrk run, one line of latency.jsonl.
+# run_wrk VAULT SIZE CONNS LISTENER PORT SALT MODE: one wrk run, one line of
+# latency.jsonl. MODE (post.lua): unique (every message new: the worst case)
+# or history (the earlier messages resent, the last one new).
 run_wrk() {
-  local vault="$1" size="$2" conns="$3" listener="$4" port="$5" salt="$6" threads=1 out line
+  local vault="$1" size="$2" conns="$3" listener="$4" port="$5" salt="$6" mode="$7" threads=1 out line
   ((conns > 1)) && threads=2
   out="$(wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency --timeout 30s -s "$bench_dir/post.lua" \
-    "http://127.0.0.1:$port" -- "$state/bodies/chat-$size.json" /v1/chat/completions unique "$salt" 2>&1)" ||
+    "http://127.0.0.1:$port" -- "$state/bodies/chat-$size.json" /v1/chat/completions "$mode" "$salt" 2>&1)" ||
     latet_die "wrk failed against $listener"
   line="$(printf '%s\n' "$out" | sed -n 's/^BENCHJSON //p')"
   [[ -n "$line" ]] || latet_die "wrk printed no figures against $listener: $out"
   printf '%s\n' "$line" | python3 -c 'import json,sys
 d=json.load(sys.stdin); a=sys.argv
-d.update(vault=a[1], size=a[2], conns=int(a[3]), listener=a[4], round=int(a[5]), body_bytes=int(a[6]))
-print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %s "$state/bodies/chat-$size.json")" >>"$results/latency.jsonl"
+d.update(vault=a[1], size=a[2], conns=int(a[3]), listener=a[4], round=int(a[5]), body_bytes=int(a[6]), mode=a[7])
+print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %s "$state/bodies/chat-$size.json")" "$mode" >>"$results/latency.jsonl"
   if [[ "$line" != *'"non2xx":0,"errors_connect":0,"errors_read":0,"errors_write":0,"errors_timeout":0'* ]]; then
     latet_die "errors against $listener ($size, $conns conns): $line"
   fi
@@ -239,15 +241,22 @@ for v in "${!vaults[@]}"; do
     done
   done
   clear_fake_log
-  latet_log "vault $vault: latency matrix (${#sizes[@]} sizes × ${#conns_list[@]} connection counts × $rounds rounds × ${seconds} s × 3 listeners)"
+  # Cells: every message new on 1 and 8 connections (the worst case: the
+  # memo never helps), then the agent's usual case on 1 connection: the
+  # history resent, one new message.
+  cells=()
+  for conns in "${conns_list[@]}"; do cells+=("unique:$conns"); done
+  cells+=("history:1")
+  latet_log "vault $vault: latency matrix (${#sizes[@]} sizes × ${#cells[@]} cells × $rounds rounds × ${seconds} s × 3 listeners)"
   for size in "${sizes[@]}"; do
-    for conns in "${conns_list[@]}"; do
+    for cell in "${cells[@]}"; do
+      mode="${cell%%:*}" conns="${cell##*:}"
       for ((r = 0; r < rounds; r++)); do
         # Rotate the order each round so no listener always runs first.
         for ((i = 0; i < 3; i++)); do
           listener="${listeners[$(((i + r) % 3))]}"
           salt=$((salt + 1))
-          run_wrk "$vault" "$size" "$conns" "$listener" "${port_of[$listener]}" "$salt"
+          run_wrk "$vault" "$size" "$conns" "$listener" "${port_of[$listener]}" "$salt" "$mode"
         done
       done
     done

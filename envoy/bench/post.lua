@@ -4,7 +4,10 @@
 -- to this request (salt, thread, counter; letters only, so no detector takes
 -- it for a value), so no message is ever seen twice and the filter's memo of
 -- masked texts cannot help: the worst case, every string masked afresh.
--- MODE `repeat`: the same body every time (an agent resending its history).
+-- MODE `history`: only the last `@@U@@` (the newest message) is unique; the
+-- earlier messages repeat from request to request, as when an agent resends
+-- its conversation with one new turn: the memo serves the history.
+-- MODE `repeat`: the same body every time.
 -- At the end prints one line `BENCHJSON {...}` with the figures (latency in µs).
 
 local thread_no = 0
@@ -25,7 +28,7 @@ local function word(n)
   return table.concat(t)
 end
 
-local pieces, fixed, path, salt
+local pieces, fixed, path, salt, history
 local counter = 0
 local headers = { ["Content-Type"] = "application/json" }
 
@@ -49,6 +52,9 @@ function init(args)
   end
   if mode == "repeat" then
     fixed = wrk.format("POST", path, headers, table.concat(pieces, "ref"))
+  elseif mode == "history" and #pieces > 1 then
+    -- Everything up to the last marker, with the earlier markers fixed.
+    history = table.concat(pieces, "ref", 1, #pieces - 1)
   end
 end
 
@@ -58,6 +64,9 @@ function request()
   end
   counter = counter + 1
   local token = "ref" .. salt .. "x" .. word(tid) .. "x" .. word(counter)
+  if history then
+    return wrk.format("POST", path, headers, history .. token .. pieces[#pieces])
+  end
   return wrk.format("POST", path, headers, table.concat(pieces, token))
 end
 
