@@ -64,9 +64,8 @@ control_url="http://127.0.0.1:$port_control"
 admin_url="http://127.0.0.1:$port_admin"
 fake_url="http://127.0.0.1:$port_fake"
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for port in $(seq "$base" $((base + 5))); do
-  port_busy "$port" && latet_die "127.0.0.1:$port is in use (set BENCH_PORT_BASE)"
+  latet_port_busy "$port" && latet_die "127.0.0.1:$port is in use (set BENCH_PORT_BASE)"
 done
 
 # --- tools and builds ------------------------------------------------------
@@ -87,43 +86,17 @@ latet_log "built and installed in $((SECONDS - t0)) s"
 
 python3 "$bench_dir/bench.py" bodies "$state/bodies" >/dev/null
 
-# --- processes, stopped by pid on exit --------------------------------------
-pids=()
-names=()
-stop_pid() {
-  local pid="$1"
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-stop_all() {
-  local i
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    [[ -n "${pids[$i]}" ]] && stop_pid "${pids[$i]}"
-  done
-  pids=()
-}
-trap stop_all EXIT
+# --- processes, stopped by pid on exit (envoy/lib.sh) -----------------------
+trap latet_stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-start() {
-  local name="$1" log="$2"
-  shift 2
-  setsid "$@" </dev/null >>"$log" 2>&1 &
-  pids+=("$!")
-  names+=("$name")
-}
 
 now_ms() { date +%s%3N; }
 
 # 1. the control service, a key `bench`, its gateway token and a forget token
-start control "$logs/control.log" "$latet" serve --db "$state/latet.db" \
+latet_start control "$logs/control.log" "$latet" serve --db "$state/latet.db" \
   --listen "127.0.0.1:$port_control" --admin-token-file "$state/admin.token"
-wait_http "$control_url/" 60 "${pids[-1]}" || latet_die "control service did not start; see $logs/control.log"
+wait_http "$control_url/" 60 "${LATET_PIDS[-1]}" || latet_die "control service did not start; see $logs/control.log"
 for _ in $(seq 100); do [[ -s "$state/admin.token" ]] && break; sleep 0.05; done
 cli=("$latet" server --server "$control_url" --admin-token-file "$state/admin.token")
 "${cli[@]}" keys create bench --out "$state/gateway.token" >>"$logs/cli.log" 2>&1 || latet_die "keys create failed; see $logs/cli.log"
@@ -131,8 +104,8 @@ cli=("$latet" server --server "$control_url" --admin-token-file "$state/admin.to
 
 # 2. the fake LLM, answering as fast as it can (no pause between stream writes
 #    unless a request asks for one)
-start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$port_fake" --chunk-delay-ms 0
-wait_http "$fake_url/_fake/health" 30 "${pids[-1]}" || latet_die "fake LLM did not start"
+latet_start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$port_fake" --chunk-delay-ms 0
+wait_http "$fake_url/_fake/health" 30 "${LATET_PIDS[-1]}" || latet_die "fake LLM did not start"
 
 # 3. Envoy (started per vault size: its start measures the snapshot load)
 export BENCH_PORT_NONE=$port_none BENCH_PORT_FLOOR=$port_floor BENCH_PORT_LATET=$port_latet
@@ -152,15 +125,15 @@ latet_round_trip() {
 start_envoy() {
   local vault="$1" t_start t_ready t_load deadline pid rss
   if ((envoy_index >= 0)); then
-    stop_pid "${pids[$envoy_index]}"
-    pids[envoy_index]=""
+    latet_stop_pid "${LATET_PIDS[$envoy_index]}"
+    LATET_PIDS[envoy_index]=""
   fi
   t_start=$(now_ms)
   LATET_GATEWAY_TOKEN="$(cat "$state/gateway.token")" \
-    start envoy "$logs/envoy-$vault.log" "$envoy" -c "$state/envoy.yaml" \
+    latet_start envoy "$logs/envoy-$vault.log" "$envoy" -c "$state/envoy.yaml" \
     --concurrency "$workers" --disable-hot-restart -l warning
-  envoy_index=$((${#pids[@]} - 1))
-  pid="${pids[$envoy_index]}"
+  envoy_index=$((${#LATET_PIDS[@]} - 1))
+  pid="${LATET_PIDS[$envoy_index]}"
   deadline=$((SECONDS + 120))
   until curl -fsS -o /dev/null --max-time 2 "$admin_url/ready" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault.log"
@@ -230,7 +203,7 @@ for v in "${!vaults[@]}"; do
     --port "$port_latet" --fake "$fake_url" >/dev/null || latet_die "the Latet listener does not mask and restore"
   if [[ -n "${BENCH_HOLD:-}" ]]; then
     latet_log "holding (BENCH_HOLD): listeners none $port_none, floor $port_floor, latet $port_latet; admin $admin_url; bodies $state/bodies; Ctrl-C stops"
-    wait "${pids[$envoy_index]}" || true
+    wait "${LATET_PIDS[$envoy_index]}" || true
     exit 0
   fi
   # Warm-up (not recorded): each listener, each size.
@@ -261,7 +234,7 @@ for v in "${!vaults[@]}"; do
       done
     done
   done
-  awk '/^VmRSS:/ {print $2}' "/proc/${pids[$envoy_index]}/status" |
+  awk '/^VmRSS:/ {print $2}' "/proc/${LATET_PIDS[$envoy_index]}/status" |
     python3 -c 'import json,sys; print(json.dumps({"vault": sys.argv[1], "rss_kib_after_load": int(sys.stdin.read())}))' "$vault" \
       >>"$results/rss-after.jsonl"
 done
@@ -285,7 +258,7 @@ f = json.load(open(sys.argv[1]))
 ok = f["timeouts"] == 0 and f["verify_declined"] == f["verify_requests"] and f["restored_before"] == f["forgets"]
 sys.exit(0 if ok else 1)
 EOF
-stop_all
+latet_stop_all
 
 # --- the module's size ---------------------------------------------------------
 python3 - "$latet_wasm" "$floor_wasm" >"$results/wasm.json" <<'EOF'

@@ -65,6 +65,63 @@ upstream_transport_socket() {
   esac
 }
 
+# --- processes a script starts, stopped by pid --------------------------------
+# latet_start NAME LOG CMD... runs CMD in a new session (setsid), output
+# appended to LOG, and records it in LATET_PIDS/LATET_NAMES (and in
+# $LATET_PID_DIR/NAME.pid when LATET_PID_DIR is set). Envoy started from a
+# script without setsid got SIGTERM when the script's parent went away
+# (ENVOY-NOTES.md). Non-interactive bash puts background jobs in their own
+# process group, so setsid does not fork and $! is the command's pid.
+# latet_stop_all (for `trap latet_stop_all EXIT`) stops them all.
+LATET_PIDS=()
+LATET_NAMES=()
+latet_start() {
+  local name="$1" log="$2"
+  shift 2
+  setsid "$@" </dev/null >>"$log" 2>&1 &
+  LATET_PIDS+=("$!")
+  LATET_NAMES+=("$name")
+  [[ -z "${LATET_PID_DIR:-}" ]] || echo "$!" >"$LATET_PID_DIR/$name.pid"
+  latet_log "started $name (pid $!, log $log)"
+}
+
+# latet_stop_pid PID [NAME]: SIGTERM (if not sent yet), up to 5 s to exit,
+# then SIGKILL; reaps it and removes its pid file.
+latet_stop_pid() {
+  local pid="$1" name="${2:-}"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    latet_log "${name:-pid $pid} ignored SIGTERM for 5 s: killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+  [[ -z "$name" || -z "${LATET_PID_DIR:-}" ]] || rm -f "$LATET_PID_DIR/$name.pid"
+}
+
+# latet_stop_all: every process latet_start started and that is still
+# recorded (an entry set to "" was stopped already): SIGTERM to all at once,
+# then each waited for, newest first.
+latet_stop_all() {
+  local i
+  ((${#LATET_PIDS[@]})) || return 0
+  latet_log "stopping ${LATET_NAMES[*]}"
+  for i in "${!LATET_PIDS[@]}"; do
+    [[ -z "${LATET_PIDS[$i]}" ]] || kill -TERM "${LATET_PIDS[$i]}" 2>/dev/null || true
+  done
+  for ((i = ${#LATET_PIDS[@]} - 1; i >= 0; i--)); do
+    [[ -z "${LATET_PIDS[$i]}" ]] || latet_stop_pid "${LATET_PIDS[$i]}" "${LATET_NAMES[$i]}"
+  done
+  LATET_PIDS=()
+  LATET_NAMES=()
+}
+
+# latet_port_busy PORT: something listens on 127.0.0.1:PORT.
+latet_port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
 # wait_http URL SECONDS [PID]: polls URL until it answers 2xx. Fails after
 # SECONDS, or at once when process PID (if given) has exited.
 wait_http() {

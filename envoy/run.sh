@@ -71,11 +71,10 @@ LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket "$upstream_mode" "$
 export LATET_UPSTREAM_TRANSPORT_SOCKET
 
 # --- refuse busy ports: an old process there would answer our readiness polls
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ports=("$LATET_LISTEN_PORT" "$LATET_ADMIN_PORT" "$LATET_CONTROL_PORT")
 [[ "$upstream" == fake ]] && ports+=("$fake_port")
 for port in "${ports[@]}"; do
-  if port_busy "$port"; then
+  if latet_port_busy "$port"; then
     latet_die "127.0.0.1:$port is already in use (an earlier run still going?)"
   fi
 done
@@ -92,48 +91,10 @@ export LATET_WASM="$wasm"
 latet_log "built and installed in $((SECONDS - t0)) s"
 
 # --- processes: started in their own session, stopped by pid on exit --------
-pids=()
-names=()
-stop_all() {
-  local i pid
-  ((${#pids[@]})) || return 0
-  latet_log "stopping ${names[*]}"
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    pid="${pids[$i]}"
-    kill -TERM "$pid" 2>/dev/null || true
-  done
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    pid="${pids[$i]}"
-    for _ in $(seq 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      latet_log "${names[$i]} (pid $pid) ignored SIGTERM: killing it"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-    rm -f "$state/pids/${names[$i]}.pid"
-  done
-  pids=()
-}
-trap stop_all EXIT
+LATET_PID_DIR="$state/pids"
+trap latet_stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# start NAME LOG CMD...: runs CMD in a new session (setsid), output to LOG.
-# Envoy started from a script without it got SIGTERM when the script's parent
-# went away (ENVOY-NOTES.md). Non-interactive bash puts background jobs in its
-# own process group, so setsid does not fork and $! is the command's pid.
-start() {
-  local name="$1" log="$2"
-  shift 2
-  setsid "$@" </dev/null >>"$log" 2>&1 &
-  pids+=("$!")
-  names+=("$name")
-  echo "$!" >"$state/pids/$name.pid"
-  latet_log "started $name (pid $!, log $log)"
-}
 
 # answers_http URL: any HTTP answer at all (a 404 too) within 2 s.
 answers_http() {
@@ -165,11 +126,11 @@ if [[ ! -e "$state/latet.db" && -e "$state/demo.gateway.token" ]]; then
   rm -f "$state/demo.gateway.token"
 fi
 control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
-start control "$logs/control.log" "$latet" serve \
+latet_start control "$logs/control.log" "$latet" serve \
   --db "$state/latet.db" \
   --listen "127.0.0.1:$LATET_CONTROL_PORT" \
   --admin-token-file "$state/admin.token"
-control_pid="${pids[-1]}"
+control_pid="${LATET_PIDS[-1]}"
 wait_until control "$control_pid" answers_http "$control_url/"
 wait_until "control (admin token)" "$control_pid" test -s "$state/admin.token"
 
@@ -184,9 +145,9 @@ chmod 600 "$state/admin.token" "$state/demo.gateway.token" 2>/dev/null || true
 
 # 3. the upstream
 if [[ "$upstream" == fake ]]; then
-  start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$fake_port" \
+  latet_start fake-llm "$logs/fake-llm.log" "$fake_llm" --listen "127.0.0.1:$fake_port" \
     --chunk-delay-ms "$fake_delay_ms"
-  wait_until fake-llm "${pids[-1]}" answers_http "$upstream_url/_fake/health"
+  wait_until fake-llm "${LATET_PIDS[-1]}" answers_http "$upstream_url/_fake/health"
 fi
 
 # 4. Envoy with the filter and the singleton sync service
@@ -195,10 +156,10 @@ LATET_GATEWAY_TOKEN="$(cat "$state/demo.gateway.token")"
 export LATET_GATEWAY_TOKEN
 # --disable-hot-restart: no shared-memory base id, so several Envoys (tests,
 # another checkout) can run side by side.
-start envoy "$logs/envoy.log" "$envoy" -c "$state/envoy.yaml" \
+latet_start envoy "$logs/envoy.log" "$envoy" -c "$state/envoy.yaml" \
   --concurrency 2 --disable-hot-restart -l "${LATET_ENVOY_LOG_LEVEL:-info}"
 unset LATET_GATEWAY_TOKEN
-envoy_pid="${pids[-1]}"
+envoy_pid="${LATET_PIDS[-1]}"
 admin_url="http://127.0.0.1:$LATET_ADMIN_PORT"
 gateway_url="http://127.0.0.1:$LATET_LISTEN_PORT"
 envoy_ready() { curl -fsS -o /dev/null --max-time 2 "$admin_url/ready" 2>/dev/null; }
@@ -235,30 +196,29 @@ echo "state     $state   (admin.token, demo.gateway.token, logs/)"
 may_exit=" ${LATET_RUN_MAY_EXIT:-} "
 while true; do
   set +e
-  wait -n "${pids[@]}"
+  wait -n "${LATET_PIDS[@]}"
   status=$?
   set -e
   fatal=0
   kept_pids=()
   kept_names=()
-  for i in "${!pids[@]}"; do
-    if kill -0 "${pids[$i]}" 2>/dev/null; then
-      kept_pids+=("${pids[$i]}")
-      kept_names+=("${names[$i]}")
+  for i in "${!LATET_PIDS[@]}"; do
+    if kill -0 "${LATET_PIDS[$i]}" 2>/dev/null; then
+      kept_pids+=("${LATET_PIDS[$i]}")
+      kept_names+=("${LATET_NAMES[$i]}")
       continue
     fi
-    wait "${pids[$i]}" 2>/dev/null || true
-    rm -f "$state/pids/${names[$i]}.pid"
-    if [[ "$may_exit" == *" ${names[$i]} "* ]]; then
-      latet_log "${names[$i]} exited (status $status); allowed by LATET_RUN_MAY_EXIT"
+    latet_stop_pid "${LATET_PIDS[$i]}" "${LATET_NAMES[$i]}"
+    if [[ "$may_exit" == *" ${LATET_NAMES[$i]} "* ]]; then
+      latet_log "${LATET_NAMES[$i]} exited (status $status); allowed by LATET_RUN_MAY_EXIT"
     else
-      latet_log "${names[$i]} exited (status $status); stopping the rest; see $logs"
+      latet_log "${LATET_NAMES[$i]} exited (status $status); stopping the rest; see $logs"
       fatal=1
     fi
   done
-  pids=("${kept_pids[@]}")
-  names=("${kept_names[@]}")
-  if ((fatal)) || ((${#pids[@]} == 0)); then
+  LATET_PIDS=("${kept_pids[@]}")
+  LATET_NAMES=("${kept_names[@]}")
+  if ((fatal)) || ((${#LATET_PIDS[@]} == 0)); then
     exit 1
   fi
 done
