@@ -181,6 +181,8 @@ impl Context for LatetHttp {
 
 impl HttpContext for LatetHttp {
     fn on_http_request_headers(&mut self, _: usize, end_of_stream: bool) -> Action {
+        #[cfg(feature = "fault-probe")]
+        crate::fault_probe::on_request_headers();
         match &mut self.exchange {
             Some(exchange) => action(exchange.on_request_headers(&WasmHost, end_of_stream)),
             None => self.refuse_unconfigured(),

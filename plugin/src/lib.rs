@@ -10,6 +10,8 @@
 
 pub mod config;
 pub mod exchange;
+#[cfg(all(target_arch = "wasm32", feature = "fault-probe"))]
+mod fault_probe;
 pub mod filter_root;
 #[cfg(target_arch = "wasm32")]
 mod glue;
