@@ -7,7 +7,7 @@
 use latet_core::restore::restore_body;
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::wire::{parse_entries_response, parse_feed_answer, parse_snapshot, Event, EventBody, FeedAnswer};
-use latet_fuzz::{index, MASK_RETIRED, MASK_VAULT};
+use latet_fuzz::{Vault, MASK_VAULT};
 use libfuzzer_sys::fuzz_target;
 
 fn apply_all(index: &mut SnapshotIndex, events: &[Event]) {
@@ -25,30 +25,36 @@ fn apply_all(index: &mut SnapshotIndex, events: &[Event]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(snapshot) = parse_snapshot(data) {
-        if let Ok(mut built) = SnapshotIndex::from_snapshot(snapshot) {
-            let _ = restore_body(&built, b"{\"a\":\"Laura Bianchi Carla Verdi\"}");
-            apply_all(&mut built, &[]);
+    match parse_snapshot(data) {
+        Ok(snapshot) => {
+            if let Ok(mut built) = SnapshotIndex::from_snapshot(snapshot) {
+                let _ = restore_body(&built, b"{\"a\":\"Laura Bianchi Carla Verdi\"}");
+                apply_all(&mut built, &[]);
+            }
         }
-    } else if let Err(err) = parse_snapshot(data) {
-        let message = err.to_string();
-        for (value, surrogate, _) in MASK_VAULT {
-            assert!(!message.contains(value) && !message.contains(surrogate));
+        Err(err) => {
+            let message = err.to_string();
+            for (value, surrogate, _) in MASK_VAULT {
+                assert!(!message.contains(value) && !message.contains(surrogate));
+            }
         }
     }
-    let mut vault = index(MASK_VAULT, MASK_RETIRED);
+    // The vault built once per process; copied only when an event or an
+    // entries answer parses (what would change it).
+    let mut vault = Vault::fresh();
     if let Ok(FeedAnswer::Events { events, .. }) = parse_feed_answer(data) {
-        apply_all(&mut vault, &events);
+        apply_all(vault.own(), &events);
     }
     // The shared-data form of the events (a JSON array).
     if let Ok(events) = serde_json::from_slice::<Vec<Event>>(data) {
-        apply_all(&mut vault, &events);
+        apply_all(vault.own(), &events);
     }
     if let Ok(answer) = parse_entries_response(data) {
-        let _ = vault.add_entries(answer.generation, answer.entries);
+        let _ = vault.own().add_entries(answer.generation, answer.entries);
     }
+    let vault = vault.get();
     let text = String::from_utf8_lossy(data);
-    let _ = restore_body(&vault, text.as_bytes());
+    let _ = restore_body(vault, text.as_bytes());
     let mut found = Vec::new();
     vault.find_values(&text, &mut found);
     vault.find_surrogates(&text, &mut found);

@@ -103,19 +103,63 @@ pub fn entries_for(index: &SnapshotIndex, values: &[NewValue]) -> Vec<Entry> {
         .collect()
 }
 
+/// The masker's vault, built once per process (read-only; see [`Vault`]).
+pub fn mask_vault() -> &'static SnapshotIndex {
+    static VAULT: std::sync::OnceLock<SnapshotIndex> = std::sync::OnceLock::new();
+    VAULT.get_or_init(|| index(MASK_VAULT, MASK_RETIRED))
+}
+
+/// One execution's view of the masker's vault: the shared index built once,
+/// until the execution changes it (entries for new values, applied events);
+/// then its own copy, built from the same snapshot so it starts identical.
+/// Building the index on every execution was most of the targets' own time.
+pub enum Vault {
+    /// The process-wide index, untouched.
+    Shared(&'static SnapshotIndex),
+    /// This execution's own index, changed by it.
+    Own(SnapshotIndex),
+}
+
+impl Vault {
+    /// The masker's vault as built from its snapshot.
+    pub fn fresh() -> Self {
+        Vault::Shared(mask_vault())
+    }
+
+    /// The index to read.
+    pub fn get(&self) -> &SnapshotIndex {
+        match self {
+            Vault::Shared(index) => index,
+            Vault::Own(index) => index,
+        }
+    }
+
+    /// The index to change: this execution's own copy.
+    pub fn own(&mut self) -> &mut SnapshotIndex {
+        if let Vault::Shared(_) = self {
+            *self = Vault::Own(index(MASK_VAULT, MASK_RETIRED));
+        }
+        match self {
+            Vault::Own(index) => index,
+            Vault::Shared(_) => unreachable!("replaced just above"),
+        }
+    }
+}
+
 /// Masks as the filter does: new values get entries from the fake service
 /// and the request is masked again (a few rounds at most). `Ok(None)` when
 /// the masker still asks for entries after those rounds.
 pub fn mask_resolving(
     masker: &mut Masker,
-    index: &mut SnapshotIndex,
+    vault: &mut Vault,
     shape: ApiShape,
     body: &[u8],
 ) -> Result<Option<Option<Vec<u8>>>, latet_core::CoreError> {
     for _ in 0..4 {
-        match masker.mask_request(index, shape, body, MaskOptions::default())? {
+        match masker.mask_request(vault.get(), shape, body, MaskOptions::default())? {
             MaskOutcome::Masked { body, .. } => return Ok(Some(body)),
             MaskOutcome::NeedEntries { values } => {
+                let index = vault.own();
                 let entries = entries_for(index, &values);
                 let generation = index.generation();
                 if let Err(err) = index.add_entries(generation, entries) {
