@@ -19,6 +19,7 @@
 mod document;
 mod error;
 mod escape;
+mod scan;
 mod splice;
 
 pub use document::{Children, Document, Limits, NodeId, NodeKind, PathSeg, DEFAULT_MAX_DEPTH};
