@@ -1,14 +1,25 @@
 //! Wakes long-polls: one watch channel per key carries the newest seq, sent
-//! right after the transaction that appended an event commits.
+//! right after the transaction that appended an event commits; one more says
+//! the server is shutting down, so open polls answer at once instead of
+//! holding the graceful shutdown for up to their `wait_ms`.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::sync::watch;
 
 /// The per-key feed heads, as channels a long-poll can wait on.
-#[derive(Default)]
 pub struct FeedSignals {
     heads: Mutex<HashMap<i64, watch::Sender<u64>>>,
+    closing: watch::Sender<bool>,
+}
+
+impl Default for FeedSignals {
+    fn default() -> Self {
+        FeedSignals {
+            heads: Mutex::default(),
+            closing: watch::channel(false).0,
+        }
+    }
 }
 
 impl FeedSignals {
@@ -21,6 +32,22 @@ impl FeedSignals {
                 .or_insert_with(|| watch::channel(0).0)
                 .subscribe(),
         )
+    }
+
+    /// Tells every open and future long-poll that the server is shutting
+    /// down: they answer with what they have.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Resolves once [`FeedSignals::close`] was called (at once if it was).
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            // An error means the sender is gone: nothing will wake us, so
+            // stop waiting as if closed.
+            let _ = closing.wait_for(|closed| *closed).await;
+        }
     }
 
     /// Announces a new head for a key.

@@ -86,8 +86,14 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
     println!("latet listening on http://{addr}");
     let _ = std::io::stdout().flush();
     crate::log::info(&format!("serving {} on {addr}", options.db.display()));
+    let vaults = state.vaults.clone();
     axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Open long-polls answer now; the graceful shutdown waits for
+            // in-flight requests, and a poll would hold it for its wait_ms.
+            vaults.signals().close();
+        })
         .await
         .map_err(|err| ControlError::Io(format!("server: {err}")))
 }

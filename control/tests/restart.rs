@@ -121,3 +121,51 @@ fn a_hard_kill_loses_no_committed_forget_and_seq_continues() {
         committed.len() + 1
     );
 }
+
+/// SIGTERM ends open long-polls at once (they answer with what there is)
+/// and the process exits promptly: before, a poll held the graceful shutdown
+/// for its whole `wait_ms` (~25 s with the filter's settings).
+#[test]
+fn sigterm_answers_open_long_polls_and_exits_promptly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let head = server.snapshot(&gateway)["seq"].as_u64().unwrap();
+    let url = server.url.clone();
+    let poll = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let answer: Value = agent()
+            .get(&format!(
+                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=20000"
+            ))
+            .set("Authorization", &format!("Bearer {gateway}"))
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        (started.elapsed(), answer)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let terminated = std::time::Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (waited, answer) = poll.join().unwrap();
+    assert_eq!(answer["events"], json!([]));
+    assert!(
+        waited < Duration::from_secs(5),
+        "the poll answered after {waited:?}"
+    );
+    loop {
+        if server.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            terminated.elapsed() < Duration::from_secs(5),
+            "still running 5 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -63,10 +63,14 @@ pub async fn events(
         let Some(receiver) = head.as_mut() else {
             return Ok(ok(&answer));
         };
-        match tokio::time::timeout_at(deadline, receiver.changed()).await {
-            Ok(Ok(())) => continue,
-            // Timed out, or the sender went away: answer with what there is.
-            _ => return Ok(ok(&answer)),
+        tokio::select! {
+            woke = tokio::time::timeout_at(deadline, receiver.changed()) => match woke {
+                Ok(Ok(())) => continue,
+                // Timed out, or the sender went away: answer with what there is.
+                _ => return Ok(ok(&answer)),
+            },
+            // Shutting down: answer now rather than hold the shutdown.
+            () = state.vaults.signals().closed() => return Ok(ok(&answer)),
         }
     }
 }
