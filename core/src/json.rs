@@ -24,5 +24,5 @@ mod splice;
 
 pub use document::{Children, Document, Limits, NodeId, NodeKind, PathSeg, DEFAULT_MAX_DEPTH};
 pub use error::JsonError;
-pub use escape::{decode, encode, encode_into};
-pub use splice::Splice;
+pub use escape::{decode, encode, encode_into, needs_escape};
+pub use splice::{InOrderSplice, Splice};

@@ -154,6 +154,13 @@ pub fn encode_into(s: &str, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether `s` holds a byte [`encode_into`] escapes (a quote, a backslash
+/// or a control character); when it does not, its bytes are already a valid
+/// JSON string body.
+pub fn needs_escape(s: &str) -> bool {
+    find_special(s.as_bytes(), 0) < s.len()
+}
+
 /// `s` as the body of a JSON string (see [`encode_into`]).
 pub fn encode(s: &str) -> String {
     let mut out = Vec::with_capacity(s.len() + 2);

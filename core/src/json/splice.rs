@@ -80,6 +80,74 @@ impl Splice {
     }
 }
 
+/// Rewrites strings of one input in document order, straight into the
+/// output: no edit list and no copy of each replacement. Nothing is
+/// allocated until the first replacement; bytes between replacements are
+/// copied as they came.
+#[derive(Debug)]
+pub struct InOrderSplice<'a> {
+    input: &'a [u8],
+    out: Vec<u8>,
+    copied_to: usize,
+    changed: bool,
+}
+
+impl<'a> InOrderSplice<'a> {
+    /// A splice over `input` with no replacement yet.
+    pub fn new(input: &'a [u8]) -> Self {
+        InOrderSplice {
+            input,
+            out: Vec::new(),
+            copied_to: 0,
+            changed: false,
+        }
+    }
+
+    /// Replaces the raw body of a JSON string (`span` inside the quotes)
+    /// with `text`: escaped minimally, or copied as it is when `plain`
+    /// (the caller knows `text` holds nothing to escape, see
+    /// [`super::needs_escape`]). Spans must come in increasing order,
+    /// without overlap, inside the input.
+    pub fn replace_string(
+        &mut self,
+        span: Range<usize>,
+        text: &str,
+        plain: bool,
+    ) -> Result<(), JsonError> {
+        if span.start < self.copied_to || span.end < span.start || span.end > self.input.len() {
+            return Err(JsonError::BadEdit { offset: span.start });
+        }
+        if !self.changed {
+            self.changed = true;
+            self.out
+                .reserve(self.input.len() + self.input.len() / 16 + 64);
+        }
+        self.out
+            .extend_from_slice(&self.input[self.copied_to..span.start]);
+        if plain {
+            self.out.extend_from_slice(text.as_bytes());
+        } else {
+            encode_into(text, &mut self.out);
+        }
+        self.copied_to = span.end;
+        Ok(())
+    }
+
+    /// Whether no replacement was made.
+    pub fn is_empty(&self) -> bool {
+        !self.changed
+    }
+
+    /// The rewritten input, or `None` when nothing was replaced.
+    pub fn finish(mut self) -> Option<Vec<u8>> {
+        if !self.changed {
+            return None;
+        }
+        self.out.extend_from_slice(&self.input[self.copied_to..]);
+        Some(self.out)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
@@ -101,6 +169,41 @@ mod tests {
             br#"{ "model" : "m-1",  "text":"Ana\\ said \"hi\"" , "n": 1.50 }"#
         );
         assert_eq!(Splice::new().apply(src).unwrap(), src);
+    }
+
+    #[test]
+    fn in_order_splice_matches_splice() {
+        let src = br#"{"a":"one","b":"t\nwo","c":"three"}"#;
+        let doc = Document::parse(src).unwrap();
+        let strings: Vec<_> = doc.strings().collect();
+        let replacements = ["x\"y", "", "plain é"];
+        let mut splice = Splice::new();
+        let mut in_order = InOrderSplice::new(src);
+        for (node, text) in strings.iter().zip(replacements) {
+            splice.replace_string(doc.span(*node), text);
+            let plain = !crate::json::needs_escape(text);
+            in_order
+                .replace_string(doc.span(*node), text, plain)
+                .unwrap();
+        }
+        let expected = splice.apply(src).unwrap();
+        assert_eq!(
+            expected,
+            r#"{"a":"x\"y","b":"","c":"plain é"}"#.as_bytes().to_vec()
+        );
+        assert_eq!(in_order.finish().unwrap(), expected);
+        assert_eq!(InOrderSplice::new(src).finish(), None);
+        // Out of order and past the end are refused.
+        let mut in_order = InOrderSplice::new(src);
+        in_order.replace_string(6..9, "z", true).unwrap();
+        assert_eq!(
+            in_order.replace_string(1..2, "z", true),
+            Err(JsonError::BadEdit { offset: 1 })
+        );
+        assert_eq!(
+            in_order.replace_string(30..99, "z", true),
+            Err(JsonError::BadEdit { offset: 30 })
+        );
     }
 
     #[test]

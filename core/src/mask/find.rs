@@ -6,6 +6,7 @@ use crate::detect::{resolve_overlaps, Detectors, Finding};
 use crate::snapshot::{Slot, SnapshotIndex, VaultMatch};
 use crate::wire::{EntryId, NewValue};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Buffers reused from text to text (no allocation per text once warm).
 #[derive(Default)]
@@ -38,11 +39,45 @@ impl NewValues {
     }
 }
 
+/// A masked text: built for this request, or shared with the memo.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum MaskedText {
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl MaskedText {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            MaskedText::Owned(s) => s,
+            MaskedText::Shared(s) => s,
+        }
+    }
+
+    /// The text as the memo keeps it.
+    pub(crate) fn to_shared(&self) -> Arc<str> {
+        match self {
+            MaskedText::Owned(s) => Arc::from(s.as_str()),
+            MaskedText::Shared(s) => Arc::clone(s),
+        }
+    }
+
+    pub(crate) fn into_string(self) -> String {
+        match self {
+            MaskedText::Owned(s) => s,
+            MaskedText::Shared(s) => s.to_string(),
+        }
+    }
+}
+
 /// What masking one text gave (no `Debug`: it holds the masked text).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub(crate) struct TextMasking {
     /// The masked text; `None` when nothing changed.
-    pub masked: Option<String>,
+    pub masked: Option<MaskedText>,
+    /// The masked text is known to hold no byte a JSON string escapes (it
+    /// can be spliced as it is). `false` when unknown.
+    pub plain: bool,
     /// Entries whose surrogates the masked text holds (slot and id), for the
     /// memo's re-validation and forget.
     pub used: Vec<(Slot, EntryId)>,
@@ -138,7 +173,7 @@ pub(crate) fn mask_text_once(
     }
     if !result.incomplete && copied_to > 0 {
         out.push_str(&text[copied_to..]);
-        result.masked = Some(out);
+        result.masked = Some(MaskedText::Owned(out));
     }
     result.used.sort_unstable();
     result.used.dedup();

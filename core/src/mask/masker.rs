@@ -1,12 +1,12 @@
 //! The request masker: one per worker, holding the detectors and the memo.
 
-use super::find::{mask_text_once, NewValues, Scratch, TextMasking};
-use super::memo::{memo_key, MaskMemo, TextContext, MIN_MEMO_LEN};
+use super::find::{mask_text_once, MaskedText, NewValues, Scratch, TextMasking};
+use super::memo::{MaskMemo, TextContext, MIN_MEMO_LEN};
 use super::shape::{select, ApiShape, Treatment};
 use super::MaskOptions;
 use crate::detect::Detectors;
 use crate::error::CoreError;
-use crate::json::{Document, JsonError, Limits, Splice};
+use crate::json::{Document, InOrderSplice, JsonError, Limits};
 use crate::snapshot::SnapshotIndex;
 use crate::wire::{EntryId, NewValue};
 
@@ -137,9 +137,9 @@ impl Masker {
                     CoreError::BadBody(format!("not UTF-8 at byte {}", e.valid_up_to()))
                 })?;
                 run.stats.texts = 1;
-                run.unit(TextContext::Text, text)?
+                run.unit(TextContext::Text, text, false)?
                     .masked
-                    .map(String::into_bytes)
+                    .map(|m| m.into_string().into_bytes())
             }
             _ => run.json_body(shape, body)?,
         };
@@ -191,7 +191,8 @@ impl Run<'_> {
         let doc = Document::parse_with(body, self.limits)?;
         let targets = select(&doc, shape);
         self.stats.texts = targets.len();
-        let mut splice = Splice::new();
+        // Targets come in document order: the output is written as we go.
+        let mut splice = InOrderSplice::new(body);
         for (node, treatment) in targets {
             let Some(text) = doc.str_value(node) else {
                 continue;
@@ -201,21 +202,32 @@ impl Run<'_> {
                 Treatment::Text => TextContext::Text,
                 Treatment::JsonText => TextContext::JsonText,
             };
-            if let Some(masked) = self.unit(context, &text)?.masked {
-                splice.replace_string(doc.span(node), &masked);
+            let masking = self.unit(context, &text, false)?;
+            if let Some(masked) = &masking.masked {
+                if self.new_values.is_empty() {
+                    splice.replace_string(doc.span(node), masked.as_str(), masking.plain)?;
+                }
             }
         }
-        if !self.new_values.is_empty() || splice.is_empty() {
+        if !self.new_values.is_empty() {
             return Ok(None);
         }
-        Ok(Some(splice.apply(body)?))
+        Ok(splice.finish())
     }
 
-    /// Masks one text, through the memo.
-    fn unit(&mut self, context: TextContext, text: &str) -> Result<TextMasking, CoreError> {
-        let key = (text.len() >= MIN_MEMO_LEN).then(|| memo_key(context, text));
+    /// Masks one text, through the memo. `want_used` asks for the entries
+    /// the masked text used even when it comes from the memo (the caller
+    /// folds them into an outer text's record).
+    fn unit(
+        &mut self,
+        context: TextContext,
+        text: &str,
+        want_used: bool,
+    ) -> Result<TextMasking, CoreError> {
+        let key = (self.memo.is_enabled() && text.len() >= MIN_MEMO_LEN)
+            .then(|| self.memo.key(context, text));
         if let Some(key) = key {
-            if let Some(hit) = self.memo.get(key, text, self.index) {
+            if let Some(hit) = self.memo.get(key, text, self.index, want_used) {
                 self.stats.memo_hits += 1;
                 self.stats.values_masked += hit.values_masked;
                 return Ok(hit);
@@ -270,16 +282,23 @@ impl Run<'_> {
             }
         }
         let mut result = TextMasking::default();
-        let mut splice = Splice::new();
+        let mut splice = InOrderSplice::new(text.as_bytes());
         for (span, value) in values {
-            let masking = self.unit(TextContext::Text, &value)?;
+            let masking = self.unit(TextContext::Text, &value, true)?;
             result.absorb_counts(&masking);
-            if let Some(masked) = masking.masked {
-                splice.replace_string(span, &masked);
+            if let Some(masked) = &masking.masked {
+                if !result.incomplete {
+                    splice.replace_string(span, masked.as_str(), masking.plain)?;
+                }
             }
         }
-        if !result.incomplete && !splice.is_empty() {
-            result.masked = Some(splice.apply_str(text)?);
+        if !result.incomplete {
+            if let Some(bytes) = splice.finish() {
+                let masked = String::from_utf8(bytes).map_err(|e| JsonError::NotUtf8 {
+                    offset: e.utf8_error().valid_up_to(),
+                })?;
+                result.masked = Some(MaskedText::Owned(masked));
+            }
         }
         result.used.sort_unstable();
         result.used.dedup();

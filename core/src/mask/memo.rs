@@ -4,10 +4,13 @@
 //! each entry records the vault entries it used, so a forget drops exactly
 //! those, and a hit is re-validated against the index before it is served.
 
-use super::find::TextMasking;
+use super::find::{MaskedText, TextMasking};
+use crate::json::needs_escape;
 use crate::snapshot::{Slot, SnapshotIndex};
 use crate::wire::EntryId;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// Texts shorter than this are masked afresh: hashing and re-validating
 /// would cost about as much as scanning them.
@@ -25,8 +28,12 @@ pub(crate) enum TextContext {
 const ENTRY_OVERHEAD: usize = 96;
 
 struct MemoEntry {
-    /// The masked text; `None` when masking changed nothing.
-    masked: Option<Box<str>>,
+    /// The masked text; `None` when masking changed nothing. Shared with the
+    /// hits that serve it (no copy per hit).
+    masked: Option<Arc<str>>,
+    /// The masked text holds no byte a JSON string must escape: it can be
+    /// spliced into a JSON body as it is.
+    plain: bool,
     used: Box<[(Slot, EntryId)]>,
     values_masked: usize,
     /// `index.add_epoch()` up to which the entry is known to be valid.
@@ -39,29 +46,63 @@ struct MemoEntry {
 /// A bounded LRU memo of masked texts keyed by a 128-bit hash of (context,
 /// text).
 pub(crate) struct MaskMemo {
-    entries: HashMap<u128, MemoEntry>,
-    /// Recency: tick → key; the smallest tick is evicted first.
-    order: BTreeMap<u64, u128>,
+    entries: HashMap<u128, MemoEntry, BuildHasherDefault<KeyHasher>>,
+    /// Recency: (tick, key) in tick order, oldest first. A hit pushes a new
+    /// pair and leaves the old one behind: a pair whose tick is no longer its
+    /// entry's is stale and skipped when evicting (compacted when they pile
+    /// up). O(1) per hit, where a tree ordered by tick cost two updates.
+    order: VecDeque<(u64, u128)>,
     next_tick: u64,
     bytes: usize,
     capacity: usize,
+    /// Seeds the text hash: chosen per memo, so texts that collide (in the
+    /// map or in the whole key) cannot be prepared in advance.
+    seed: u64,
 }
 
-/// The memo's key for a text.
-pub(crate) fn memo_key(context: TextContext, text: &str) -> u128 {
-    xxhash_rust::xxh3::xxh3_128_with_seed(text.as_bytes(), context as u64)
+/// The memo's keys are already uniform hashes: the map uses their low bits
+/// as they are instead of hashing them again.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for u128 keys (write_u128 below); a fold keeps it sound.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.0 = key as u64;
+    }
 }
 
 impl MaskMemo {
     /// An empty memo holding at most about `capacity` bytes (0 disables it).
     pub(crate) fn new(capacity: usize) -> Self {
         MaskMemo {
-            entries: HashMap::new(),
-            order: BTreeMap::new(),
+            entries: HashMap::default(),
+            order: VecDeque::new(),
             next_tick: 0,
             bytes: 0,
             capacity,
+            seed: std::collections::hash_map::RandomState::new().hash_one(0x6d65_6d6fu64),
         }
+    }
+
+    /// Whether the memo keeps anything (capacity above 0).
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.capacity > 0
+    }
+
+    /// The memo's key for a text masked in `context`.
+    pub(crate) fn key(&self, context: TextContext, text: &str) -> u128 {
+        xxhash_rust::xxh3::xxh3_128_with_seed(text.as_bytes(), self.seed ^ context as u64)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -76,6 +117,7 @@ impl MaskMemo {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.order.clear();
+        self.next_tick = 0;
         self.bytes = 0;
     }
 
@@ -88,6 +130,7 @@ impl MaskMemo {
         key: u128,
         text: &str,
         index: &SnapshotIndex,
+        want_used: bool,
     ) -> Option<TextMasking> {
         let entry = self.entries.get_mut(&key)?;
         if !still_valid(entry, text, index) {
@@ -95,18 +138,33 @@ impl MaskMemo {
             return None;
         }
         entry.epoch = index.add_epoch();
-        let old_tick = entry.tick;
         entry.tick = self.next_tick;
-        self.order.remove(&old_tick);
-        self.order.insert(self.next_tick, key);
-        self.next_tick += 1;
-        Some(TextMasking {
-            masked: entry.masked.as_deref().map(str::to_string),
-            used: entry.used.to_vec(),
+        let hit = TextMasking {
+            masked: entry.masked.clone().map(MaskedText::Shared),
+            plain: entry.plain,
+            used: if want_used {
+                entry.used.to_vec()
+            } else {
+                Vec::new()
+            },
             values_masked: entry.values_masked,
             redacted: 0,
             incomplete: false,
-        })
+        };
+        self.order.push_back((self.next_tick, key));
+        self.next_tick += 1;
+        self.compact_order();
+        Some(hit)
+    }
+
+    /// Drops stale recency pairs once they outnumber the live ones.
+    fn compact_order(&mut self) {
+        if self.order.len() <= 2 * self.entries.len() + 64 {
+            return;
+        }
+        let entries = &self.entries;
+        self.order
+            .retain(|(tick, key)| entries.get(key).is_some_and(|e| e.tick == *tick));
     }
 
     /// Stores a complete masking (no new values, no placeholders: a
@@ -115,7 +173,7 @@ impl MaskMemo {
         if masking.incomplete || masking.redacted > 0 || self.capacity == 0 {
             return;
         }
-        let masked_len = masking.masked.as_ref().map_or(0, String::len);
+        let masked_len = masking.masked.as_ref().map_or(0, |m| m.as_str().len());
         let cost = ENTRY_OVERHEAD
             + masked_len
             + masking.used.len() * std::mem::size_of::<(Slot, EntryId)>();
@@ -125,21 +183,23 @@ impl MaskMemo {
         }
         self.remove(key);
         while self.bytes + cost > self.capacity {
-            let Some((_, oldest)) = self.order.pop_first() else {
+            let Some((tick, oldest)) = self.order.pop_front() else {
                 break;
             };
-            if let Some(evicted) = self.entries.remove(&oldest) {
-                self.bytes -= evicted.cost;
+            if self.entries.get(&oldest).is_some_and(|e| e.tick == tick) {
+                self.remove(oldest);
             }
         }
         let tick = self.next_tick;
         self.next_tick += 1;
-        self.order.insert(tick, key);
+        self.order.push_back((tick, key));
         self.bytes += cost;
+        let masked = masking.masked.as_ref().map(MaskedText::to_shared);
         self.entries.insert(
             key,
             MemoEntry {
-                masked: masking.masked.as_deref().map(Box::from),
+                plain: masked.as_deref().is_none_or(|m| !needs_escape(m)),
+                masked,
                 used: masking.used.clone().into_boxed_slice(),
                 values_masked: masking.values_masked,
                 epoch: index.add_epoch(),
@@ -147,6 +207,7 @@ impl MaskMemo {
                 cost,
             },
         );
+        self.compact_order();
     }
 
     /// Drops every entry that used one of `ids`. Returns how many went.
@@ -168,8 +229,8 @@ impl MaskMemo {
     }
 
     fn remove(&mut self, key: u128) {
+        // Its recency pairs go stale and are skipped or compacted later.
         if let Some(entry) = self.entries.remove(&key) {
-            self.order.remove(&entry.tick);
             self.bytes -= entry.cost;
         }
     }

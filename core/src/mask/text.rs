@@ -1,7 +1,7 @@
 //! Masking one plain text without a memo: the control service's apps API
 //! (`POST /_latet/apps/v1/mask`) and anything else that masks a single text.
 
-use super::find::{mask_text_once, NewValues, Scratch};
+use super::find::{mask_text_once, MaskedText, NewValues, Scratch};
 use super::masker::MaskStats;
 use super::MaskOptions;
 use crate::detect::Detectors;
@@ -60,7 +60,7 @@ pub fn mask_text(
         };
     }
     TextOutcome::Masked {
-        text: masking.masked,
+        text: masking.masked.map(MaskedText::into_string),
         stats: MaskStats {
             texts: 1,
             values_masked: masking.values_masked,
