@@ -97,8 +97,8 @@ impl Exchange {
 
     /// Request headers.
     pub fn on_request_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
-        // Forgets first: before anything of this request is looked at.
-        self.worker.catch_up(host);
+        // No catch-up here: headers carry nothing masked or restored; the
+        // body callback catches up before it reads the body.
         if let Some(encoding) = host.request_header("content-encoding") {
             if !encoding.trim().eq_ignore_ascii_case("identity") && !end_of_stream {
                 return self.refuse(host, Refusal::EncodedBody);
@@ -132,7 +132,7 @@ impl Exchange {
         if !end_of_stream {
             return Flow::Pause;
         }
-        let body = host.request_body(size).unwrap_or_default();
+        // Forgets first: before the body is read or masked.
         let caught_up = self.worker.catch_up(host);
         if !self.worker.vault.borrow().is_ready() {
             return self.refuse(host, Refusal::VaultNotReady);
@@ -140,6 +140,7 @@ impl Exchange {
         if !caught_up.current {
             return self.refuse(host, Refusal::VaultBehind);
         }
+        let body = host.request_body(size).unwrap_or_default();
         self.mask_and_go(host, body, size, false)
     }
 
@@ -327,6 +328,12 @@ impl Exchange {
             // Leave surrogates as they are, and say so.
             host.set_response_header(RESTORE_HEADER, "stale");
             self.worker.metrics.add(host, Metric::RestoreStale, 1);
+            self.worker.record_feed_age(host);
+            return Flow::Continue;
+        }
+        if nothing_to_restore(&self.worker) {
+            // No active surrogate and no retired one: the answer cannot hold
+            // anything to restore or decline. Not buffered, not copied.
             return Flow::Continue;
         }
         if let Some(encoding) = host.response_header("content-encoding") {
@@ -393,6 +400,14 @@ impl Exchange {
         count_restore(&worker, host, stats);
         Flow::Continue
     }
+}
+
+/// True when the vault has no active entry and no retired surrogate: no
+/// answer can hold anything to restore (or to decline).
+fn nothing_to_restore(worker: &Worker) -> bool {
+    let vault = worker.vault.borrow();
+    let index = vault.index();
+    index.is_empty() && index.retired_len() == 0
 }
 
 fn count_restore(worker: &Worker, host: &dyn Host, stats: RestoreStats) {

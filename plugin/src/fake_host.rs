@@ -51,6 +51,10 @@ pub struct FakeHost {
     pub replies: RefCell<Vec<(u16, String)>>,
     pub tick_period: Cell<Option<Duration>>,
     pub configuration: RefCell<Vec<u8>>,
+    /// Every shared-data key read, in order (to count reads per request).
+    pub shared_reads: RefCell<Vec<String>>,
+    /// Body bytes copied into the VM (request and answer), in order.
+    pub body_reads: RefCell<Vec<usize>>,
 }
 
 impl FakeHost {
@@ -71,6 +75,8 @@ impl FakeHost {
             replies: RefCell::default(),
             tick_period: Cell::new(None),
             configuration: RefCell::default(),
+            shared_reads: RefCell::default(),
+            body_reads: RefCell::default(),
         }
     }
 
@@ -164,6 +170,7 @@ impl Host for FakeHost {
     }
 
     fn shared_get(&self, key: &str) -> Result<(Option<Vec<u8>>, Option<u32>), HostError> {
+        self.shared_reads.borrow_mut().push(key.to_string());
         Ok(match self.envoy.shared.borrow().get(key) {
             Some((value, cas)) => (Some(value.clone()), Some(*cas)),
             None => (None, None),
@@ -274,6 +281,7 @@ impl Host for FakeHost {
     }
 
     fn request_body(&self, size: usize) -> Option<Vec<u8>> {
+        self.body_reads.borrow_mut().push(size);
         let body = self.request_body.borrow();
         Some(body[..size.min(body.len())].to_vec())
     }
@@ -305,6 +313,7 @@ impl Host for FakeHost {
     }
 
     fn response_body(&self, size: usize) -> Option<Vec<u8>> {
+        self.body_reads.borrow_mut().push(size);
         let body = self.response_body.borrow();
         Some(body[..size.min(body.len())].to_vec())
     }

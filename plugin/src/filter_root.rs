@@ -73,6 +73,7 @@ impl FilterRoot {
     /// Tick: apply what was published, hold or take the lease, poll if held.
     pub fn on_tick(&mut self, host: &dyn Host) {
         self.worker.catch_up(host);
+        self.worker.record_feed_age(host);
         if lease::hold(host, self.poller.holder(), self.worker.config.lease_ms) {
             self.poller.step(host, &self.worker.metrics);
         }

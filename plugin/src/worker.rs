@@ -4,6 +4,7 @@
 use crate::config::FilterConfig;
 use crate::host::Host;
 use crate::metrics::{Metric, Metrics};
+use crate::shared::STATE_KEY;
 use crate::vault::{CatchUp, WorkerVault};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,6 +14,12 @@ pub struct Worker {
     pub config: Rc<FilterConfig>,
     pub vault: RefCell<WorkerVault>,
     pub metrics: Metrics,
+    /// The published state record's bytes as read before the last catch-up
+    /// that left the vault current (empty: none yet). The poller writes the
+    /// state record last, with a new `seq`, whenever it publishes anything a
+    /// worker must apply (a forget included); so while the record's bytes
+    /// are these, nothing new was published and the vault is still current.
+    current_at_state: RefCell<Vec<u8>>,
 }
 
 impl Worker {
@@ -21,21 +28,46 @@ impl Worker {
             config,
             vault: RefCell::new(vault),
             metrics,
+            current_at_state: RefCell::new(Vec::new()),
         }
     }
 
     /// Applies what this worker missed (forgets included) and counts it.
+    ///
+    /// Every request calls this before it touches a body, so its usual case
+    /// is cheap: one read of the small state record, compared with the one
+    /// the vault was last current at; only when it differs does the vault
+    /// parse it and read the events (or the snapshot).
     pub fn catch_up(&self, host: &dyn Host) -> CatchUp {
+        let state = match host.shared_get(STATE_KEY) {
+            Ok((Some(bytes), _)) => bytes,
+            // Nothing published (or unreadable): the vault decides.
+            _ => Vec::new(),
+        };
+        if !state.is_empty() && *self.current_at_state.borrow() == state {
+            return CatchUp {
+                current: true,
+                ..CatchUp::default()
+            };
+        }
         let done = self.vault.borrow_mut().catch_up(host);
+        // The vault read the record again, at or after `state`: current at
+        // that read means current at `state` (positions only move forward).
+        *self.current_at_state.borrow_mut() = if done.current { state } else { Vec::new() };
         self.metrics
             .add(host, Metric::ForgetEventsApplied, done.forgets_applied);
         if done.snapshot_loaded {
             self.metrics.add(host, Metric::SnapshotLoads, 1);
         }
+        done
+    }
+
+    /// Sets the feed-age gauge (on ticks and stale answers, not per request:
+    /// it costs a clock read and a host call).
+    pub fn record_feed_age(&self, host: &dyn Host) {
         if let Some(age) = self.feed_age_ms(host) {
             self.metrics.set(host, Metric::FeedAgeMs, age);
         }
-        done
     }
 
     /// Milliseconds since the feed last answered (`None`: never).

@@ -437,3 +437,134 @@ fn no_log_line_holds_a_value() {
         assert!(!logs.contains(value), "{logs}");
     }
 }
+
+fn state_reads(host: &FakeHost) -> usize {
+    host.shared_reads
+        .borrow()
+        .iter()
+        .filter(|k| k.as_str() == crate::shared::STATE_KEY)
+        .count()
+}
+
+fn reads_of_other_keys(host: &FakeHost) -> Vec<String> {
+    host.shared_reads
+        .borrow()
+        .iter()
+        .filter(|k| k.as_str() != crate::shared::STATE_KEY)
+        .cloned()
+        .collect()
+}
+
+/// Runs one whole exchange: request, then a JSON answer echoing `answer`.
+fn exchange_once(host: &FakeHost, worker: &Rc<Worker>, text: &str, answer: &str) -> String {
+    let mut ex = Exchange::new(Rc::clone(worker));
+    assert_eq!(send(host, &mut ex, CHAT, &chat(text)), Flow::Continue);
+    let answer = serde_json::json!({"text": answer}).to_string();
+    host.set_response(&[("content-type", "application/json")], answer.as_bytes());
+    assert_eq!(ex.on_response_headers(host, false), Flow::Continue);
+    assert_eq!(
+        ex.on_response_body(host, answer.len(), true),
+        Flow::Continue
+    );
+    String::from_utf8(host.response_body.borrow().clone()).unwrap()
+}
+
+#[test]
+fn a_request_reads_the_state_record_once_per_direction_and_nothing_else_when_current() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    // The first exchange catches up for real (snapshot, events).
+    exchange_once(&host, &worker, "Mario Rossi", "Laura Bianchi");
+    host.shared_reads.borrow_mut().clear();
+    host.body_reads.borrow_mut().clear();
+    let answer = exchange_once(&host, &worker, "Mario Rossi again", "Laura Bianchi again");
+    assert!(answer.contains("Mario Rossi again"), "{answer}");
+    assert!(request_body(&host).contains("Laura Bianchi again"));
+    // One read before the body is masked, one before the answer is restored.
+    assert_eq!(state_reads(&host), 2);
+    assert_eq!(reads_of_other_keys(&host), Vec::<String>::new());
+    // Each body is copied into the VM once.
+    assert_eq!(host.body_reads.borrow().len(), 2);
+}
+
+#[test]
+fn a_forget_published_after_a_cheap_catch_up_is_applied_before_the_next_body_and_answer() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    // Two exchanges: the second one goes through the cheap path.
+    exchange_once(&host, &worker, "Mario Rossi", "Laura Bianchi");
+    exchange_once(&host, &worker, "Mario Rossi", "Laura Bianchi");
+    publish_events(&host, 1, &[forgotten(2, &mario(), 2)]);
+    // The answer of an exchange whose request was masked before the forget
+    // must not restore the retired surrogate.
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    let answer = br#"{"text":"Laura Bianchi"}"#;
+    host.set_response(&[("content-type", "application/json")], answer);
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    ex.on_response_body(&host, answer.len(), true);
+    let out = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(!out.contains("Mario"), "{out}");
+    assert_eq!(host.metric(metrics::FORGET_EVENTS_APPLIED), 1);
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_RETIRED), 1);
+    // And the next request's body no longer gets the old surrogate (a name:
+    // only the vault knew it, so it goes as written).
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    assert!(!request_body(&host).contains("Laura Bianchi"));
+}
+
+#[test]
+fn the_state_record_rewritten_unchanged_costs_no_parse_of_the_events() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    exchange_once(&host, &worker, "Mario Rossi", "Laura Bianchi");
+    // The same bytes written again (a new CAS, same content).
+    let state = host.shared_value(crate::shared::STATE_KEY).unwrap();
+    host.put_shared(crate::shared::STATE_KEY, &state);
+    host.shared_reads.borrow_mut().clear();
+    exchange_once(&host, &worker, "Mario Rossi", "Laura Bianchi");
+    assert_eq!(reads_of_other_keys(&host), Vec::<String>::new());
+}
+
+#[test]
+fn a_vault_not_current_reads_no_body() {
+    let host = FakeHost::alone();
+    let worker = worker_with(&host, "");
+    let mut ex = Exchange::new(worker);
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    assert_eq!(host.replies.borrow().len(), 1);
+    assert!(host.body_reads.borrow().is_empty());
+}
+
+#[test]
+fn an_empty_vault_passes_answers_through_unbuffered() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![], &[]);
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    assert_eq!(send(&host, &mut ex, CHAT, &chat("hello")), Flow::Continue);
+    host.set_response(
+        &[
+            ("content-type", "application/json"),
+            ("content-length", "12"),
+        ],
+        br#"{"text":"x"}"#,
+    );
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    // Not buffered: the first chunk goes on, content-length stays.
+    assert_eq!(ex.on_response_body(&host, 5, false), Flow::Continue);
+    assert_eq!(
+        host.response_header("content-length").as_deref(),
+        Some("12")
+    );
+    assert_eq!(host.body_reads.borrow().len(), 1, "only the request body");
+}
+
+#[test]
+fn a_vault_holding_only_retired_surrogates_still_declines_them() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    publish_events(&host, 1, &[forgotten(2, &mario(), 2)]);
+    let out = exchange_once(&host, &worker, "hello", "Laura Bianchi");
+    assert!(out.contains("Laura Bianchi"), "{out}");
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_RETIRED), 1);
+}
