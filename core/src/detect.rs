@@ -161,17 +161,22 @@ impl Detectors {
         if self.email {
             email::find(text, out);
         }
-        if self.iban {
-            iban::find(text, out);
-        }
-        if self.card {
-            card::find(text, out);
-        }
-        if self.phone {
-            phone::find(text, out);
+        // The numeric detectors only look where a digit is: the first one
+        // is found once for all of them (none: they have nothing to do).
+        let first_digit = digits::next_digit(text.as_bytes(), 0);
+        if let Some(first_digit) = first_digit {
+            if self.iban {
+                iban::find(text, first_digit, out);
+            }
+            if self.card {
+                card::find(text, first_digit, out);
+            }
+            if self.phone {
+                phone::find(text, first_digit, out);
+            }
         }
         if self.ip {
-            ip::find(text, out);
+            ip::find(text, first_digit, out);
         }
         self.rules.find(text, out);
         resolve_overlaps_from(out, first);

@@ -18,6 +18,9 @@ mod find;
 mod masker;
 mod memo;
 mod shape;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;
 mod text;
 
 pub use masker::{MaskOutcome, MaskStats, Masker};

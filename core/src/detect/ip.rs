@@ -21,14 +21,18 @@ use std::net::Ipv6Addr;
 const MAX_IPV6_LEN: usize = 45;
 
 /// Appends the IPv4 and IPv6 addresses of `text` to `out`.
-pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
-    find_v4(text, out);
+///
+/// `first_digit` is where the first ASCII digit of `text` is, if any.
+pub(super) fn find(text: &str, first_digit: Option<usize>, out: &mut Vec<Finding>) {
+    if let Some(first_digit) = first_digit {
+        find_v4(text, first_digit, out);
+    }
     find_v6(text, out);
 }
 
-fn find_v4(text: &str, out: &mut Vec<Finding>) {
+fn find_v4(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
-    let mut from = 0;
+    let mut from = first_digit;
     while let Some(start) = next_digit(bytes, from) {
         let (end, parts, valid) = read_dotted(bytes, start);
         from = end.max(start + 1);
@@ -189,7 +193,11 @@ mod tests {
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();
-            find(text, &mut out);
+            find(
+                text,
+                crate::detect::digits::next_digit(text.as_bytes(), 0),
+                &mut out,
+            );
             out.sort_by_key(|f| f.start);
             assert!(out.iter().all(|f| f.kind == Kind::Ip));
             assert_eq!(spans_of(text, &out), *expected, "{text:?}");

@@ -39,9 +39,12 @@ const MIN_DIGITS: usize = 8;
 const SEPARATORS: &[u8] = b" -./";
 
 /// Appends the phone numbers of `text` to `out`.
-pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
+///
+/// `first_digit` is where the first ASCII digit of `text` is (the caller
+/// found it once for every numeric detector).
+pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
-    let mut from = 0;
+    let mut from = first_digit;
     let mut run = GroupRun::default();
     while let Some(digit) = next_digit(bytes, from) {
         let before = digit.checked_sub(1).map(|i| bytes[i]);
@@ -238,7 +241,7 @@ mod tests {
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();
-            find(text, &mut out);
+            find(text, 0, &mut out);
             assert!(out.iter().all(|f| f.kind == Kind::Phone));
             assert_eq!(spans_of(text, &out), *expected, "{text:?}");
         }

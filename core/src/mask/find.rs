@@ -3,6 +3,7 @@
 
 use super::MaskOptions;
 use crate::detect::{resolve_overlaps, Detectors, Finding};
+use crate::json::needs_escape;
 use crate::snapshot::{Slot, SnapshotIndex, VaultMatch};
 use crate::wire::{EntryId, NewValue};
 use std::collections::HashSet;
@@ -102,7 +103,9 @@ impl TextMasking {
 }
 
 /// Masks `text` against the vault and the detectors. New values are added to
-/// `new_values` (or become placeholders in redact mode).
+/// `new_values` (or become placeholders in redact mode). `plain_source`: the
+/// caller knows `text` holds no byte a JSON string escapes; the result is
+/// then marked [`TextMasking::plain`] when no replacement holds one either.
 pub(crate) fn mask_text_once(
     detectors: &Detectors,
     index: &SnapshotIndex,
@@ -110,8 +113,10 @@ pub(crate) fn mask_text_once(
     options: MaskOptions,
     scratch: &mut Scratch,
     new_values: &mut NewValues,
+    plain_source: bool,
 ) -> TextMasking {
     let mut result = TextMasking::default();
+    let mut plain = plain_source;
     if text.is_empty() {
         return result;
     }
@@ -168,12 +173,14 @@ pub(crate) fn mask_text_once(
             out.reserve(text.len() + 16);
         }
         out.push_str(&text[copied_to..finding.start]);
+        plain = plain && !needs_escape(&replacement);
         out.push_str(&replacement);
         copied_to = finding.end;
     }
     if !result.incomplete && copied_to > 0 {
         out.push_str(&text[copied_to..]);
         result.masked = Some(MaskedText::Owned(out));
+        result.plain = plain;
     }
     result.used.sort_unstable();
     result.used.dedup();

@@ -137,7 +137,7 @@ impl Masker {
                     CoreError::BadBody(format!("not UTF-8 at byte {}", e.valid_up_to()))
                 })?;
                 run.stats.texts = 1;
-                run.unit(TextContext::Text, text, false)?
+                run.unit(TextContext::Text, text, false, false)?
                     .masked
                     .map(|m| m.into_string().into_bytes())
             }
@@ -202,7 +202,8 @@ impl Run<'_> {
                 Treatment::Text => TextContext::Text,
                 Treatment::JsonText => TextContext::JsonText,
             };
-            let masking = self.unit(context, &text, false)?;
+            let plain_source = !doc.is_escaped(node);
+            let masking = self.unit(context, &text, false, plain_source)?;
             if let Some(masked) = &masking.masked {
                 if self.new_values.is_empty() {
                     splice.replace_string(doc.span(node), masked.as_str(), masking.plain)?;
@@ -217,12 +218,15 @@ impl Run<'_> {
 
     /// Masks one text, through the memo. `want_used` asks for the entries
     /// the masked text used even when it comes from the memo (the caller
-    /// folds them into an outer text's record).
+    /// folds them into an outer text's record). `plain_source`: `text` is
+    /// known to hold no byte a JSON string escapes (a string sent without
+    /// escapes).
     fn unit(
         &mut self,
         context: TextContext,
         text: &str,
         want_used: bool,
+        plain_source: bool,
     ) -> Result<TextMasking, CoreError> {
         let key = (self.memo.is_enabled() && text.len() >= MIN_MEMO_LEN)
             .then(|| self.memo.key(context, text));
@@ -234,7 +238,7 @@ impl Run<'_> {
             }
         }
         let masking = match context {
-            TextContext::Text => self.text(text),
+            TextContext::Text => self.text(text, plain_source),
             TextContext::JsonText => self.json_text(text)?,
         };
         if let Some(key) = key {
@@ -243,7 +247,7 @@ impl Run<'_> {
         Ok(masking)
     }
 
-    fn text(&mut self, text: &str) -> TextMasking {
+    fn text(&mut self, text: &str, plain_source: bool) -> TextMasking {
         let masking = mask_text_once(
             self.detectors,
             self.index,
@@ -251,6 +255,7 @@ impl Run<'_> {
             self.options,
             self.scratch,
             &mut self.new_values,
+            plain_source,
         );
         self.stats.values_masked += masking.values_masked;
         self.stats.redacted += masking.redacted;
@@ -268,7 +273,7 @@ impl Run<'_> {
                 // be fine too, but a clear error is easier to act on.
                 return Err(JsonError::TooDeep { offset, limit }.into());
             }
-            Err(_) => return Ok(self.text(text)),
+            Err(_) => return Ok(self.text(text, false)),
         };
         // Decode every string first: a lone surrogate escape inside the
         // arguments is not JSON we can rewrite, so the whole text is masked
@@ -276,15 +281,15 @@ impl Run<'_> {
         let mut values = Vec::new();
         for node in inner.strings() {
             match inner.str_value(node) {
-                Some(Ok(value)) => values.push((inner.span(node), value)),
-                Some(Err(_)) => return Ok(self.text(text)),
+                Some(Ok(value)) => values.push((inner.span(node), value, !inner.is_escaped(node))),
+                Some(Err(_)) => return Ok(self.text(text, false)),
                 None => {}
             }
         }
         let mut result = TextMasking::default();
         let mut splice = InOrderSplice::new(text.as_bytes());
-        for (span, value) in values {
-            let masking = self.unit(TextContext::Text, &value, true)?;
+        for (span, value, plain_source) in values {
+            let masking = self.unit(TextContext::Text, &value, true, plain_source)?;
             result.absorb_counts(&masking);
             if let Some(masked) = &masking.masked {
                 if !result.incomplete {

@@ -198,7 +198,7 @@ impl MaskMemo {
         self.entries.insert(
             key,
             MemoEntry {
-                plain: masked.as_deref().is_none_or(|m| !needs_escape(m)),
+                plain: masking.plain || masked.as_deref().is_none_or(|m| !needs_escape(m)),
                 masked,
                 used: masking.used.clone().into_boxed_slice(),
                 values_masked: masking.values_masked,

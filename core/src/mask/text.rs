@@ -53,6 +53,7 @@ pub fn mask_text(
         options,
         &mut Scratch::default(),
         &mut new_values,
+        false,
     );
     if !new_values.is_empty() {
         return TextOutcome::NeedEntries {

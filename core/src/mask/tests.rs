@@ -1,0 +1,285 @@
+//! The fast paths of masking give the same bytes as the plain ones: strings
+//! sent with and without escapes, memo hits (plain splice) against fresh
+//! masking (re-encoding), surrogates that need escaping, texts of every
+//! length around the 8-byte scan words, and the memo's recency queue.
+
+use super::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use crate::detect::{DetectorConfig, Detectors};
+use crate::json::{decode, encode, Document};
+use crate::kind::Kind;
+use crate::snapshot::SnapshotIndex;
+use crate::wire::{Entry, EntryId, Snapshot};
+
+fn index(entries: &[(&str, &str, &str)]) -> SnapshotIndex {
+    SnapshotIndex::from_snapshot(Snapshot {
+        version: 1,
+        generation: 1,
+        seq: 1,
+        retired_salt: "00112233445566778899aabbccddeeff".into(),
+        retired: vec![],
+        entries: entries
+            .iter()
+            .enumerate()
+            .map(|(i, (value, surrogate, kind))| {
+                let mut id = [0u8; 16];
+                id[..4].copy_from_slice(&(i as u32 + 1).to_be_bytes());
+                Entry {
+                    id: EntryId(id),
+                    value: (*value).into(),
+                    surrogate: (*surrogate).into(),
+                    kind: Kind::parse(kind).unwrap(),
+                    generation: 1,
+                }
+            })
+            .collect(),
+    })
+    .unwrap()
+}
+
+const VAULT: &[(&str, &str, &str)] = &[
+    ("Mario Rossi", "Laura Bianchi", "name"),
+    ("José García", "Iñigo Pérez", "name"),
+    (
+        "mario.rossi@acme.it",
+        "laura.bianchi@brightvale.it",
+        "email",
+    ),
+    // A surrogate a JSON string must escape (a vault may hold anything).
+    ("Anna Verdi", "Quote \"Q\" Back\\slash", "name"),
+];
+
+fn masker(memo_bytes: usize) -> Masker {
+    Masker::new(
+        Detectors::new(&DetectorConfig::default()).unwrap(),
+        memo_bytes,
+    )
+}
+
+fn masked(masker: &mut Masker, index: &SnapshotIndex, body: &str) -> Vec<u8> {
+    match masker
+        .mask_request(
+            index,
+            ApiShape::OpenAiChat,
+            body.as_bytes(),
+            MaskOptions::default(),
+        )
+        .unwrap()
+    {
+        MaskOutcome::Masked {
+            body: Some(out), ..
+        } => out,
+        MaskOutcome::Masked { body: None, .. } => body.as_bytes().to_vec(),
+        MaskOutcome::NeedEntries { .. } => panic!("unexpected new values"),
+    }
+}
+
+/// The decoded `content` of every message of a chat body.
+fn contents(body: &[u8]) -> Vec<String> {
+    let doc = Document::parse(body).unwrap();
+    let messages = doc.get(doc.root(), "messages").unwrap();
+    doc.children(messages)
+        .map(|m| {
+            let content = doc.get(m, "content").unwrap();
+            doc.str_value(content).unwrap().unwrap().into_owned()
+        })
+        .collect()
+}
+
+/// `text` as a JSON string body with every ASCII letter `a` written as the
+/// escape `\u0061`: the same string, sent escaped.
+fn escaped_form(text: &str) -> String {
+    encode(text).replace('a', "\\u0061")
+}
+
+fn chat(bodies: &[String]) -> String {
+    let messages: Vec<String> = bodies
+        .iter()
+        .map(|b| format!(r#"{{"role":"user","content":"{b}"}}"#))
+        .collect();
+    format!(r#"{{"model":"m","messages":[{}]}}"#, messages.join(","))
+}
+
+/// Texts around values, of every length mod 8 before and after them, with
+/// non-ASCII and characters that need escaping.
+fn texts() -> Vec<String> {
+    let mut out = Vec::new();
+    let values = [
+        "Mario Rossi",
+        "José García",
+        "mario.rossi@acme.it",
+        "Anna Verdi",
+    ];
+    for (v, value) in values.iter().enumerate() {
+        for pad in 0..17 {
+            let before = "é x".repeat(pad / 3) + &"b".repeat(pad % 3);
+            let after = match (pad + v) % 4 {
+                0 => String::new(),
+                1 => " line\nnext \"quoted\" tab\t".into(),
+                2 => " ü😀 ".repeat(pad % 5),
+                _ => " back\\slash /".into(),
+            };
+            out.push(format!("{before} {value} {after}x{}", "y".repeat(pad)));
+        }
+    }
+    out.push(String::new());
+    out.push("no value here, long enough to reach the memo threshold".into());
+    out.push("short".into());
+    out
+}
+
+#[test]
+fn escaped_and_plain_strings_mask_alike_cold_and_warm() {
+    let index = index(VAULT);
+    let texts = texts();
+    let plain_body = chat(&texts.iter().map(|t| encode(t)).collect::<Vec<_>>());
+    let escaped_body = chat(&texts.iter().map(|t| escaped_form(t)).collect::<Vec<_>>());
+    assert_eq!(contents(plain_body.as_bytes()), texts);
+    assert_eq!(contents(escaped_body.as_bytes()), texts);
+
+    let mut cold = masker(0);
+    let expected_plain = masked(&mut cold, &index, &plain_body);
+    let expected_texts = contents(&expected_plain);
+    // Every value became its surrogate, every other byte stayed.
+    for (text, out) in texts.iter().zip(&expected_texts) {
+        let mut want = text.clone();
+        for (value, surrogate, _) in VAULT {
+            want = want.replace(value, surrogate);
+        }
+        assert_eq!(out, &want);
+    }
+    // The plain body's output is the minimal re-encoding of those texts.
+    assert_eq!(
+        expected_plain,
+        chat(&expected_texts.iter().map(|t| encode(t)).collect::<Vec<_>>()).into_bytes()
+    );
+
+    let mut warm = masker(1 << 20);
+    for round in 0..3 {
+        // Memo cold (round 0) then warm: byte-identical to no memo.
+        assert_eq!(
+            masked(&mut warm, &index, &plain_body),
+            expected_plain,
+            "round {round}"
+        );
+        let out = masked(&mut warm, &index, &escaped_body);
+        assert_eq!(contents(&out), expected_texts, "round {round}");
+        assert_eq!(
+            out,
+            masked(&mut cold, &index, &escaped_body),
+            "round {round}"
+        );
+    }
+    // The escaped body first, then the plain one, through a fresh memo.
+    let mut warm = masker(1 << 20);
+    masked(&mut warm, &index, &escaped_body);
+    assert_eq!(masked(&mut warm, &index, &plain_body), expected_plain);
+    assert!(warm.memo_len() > 0);
+}
+
+#[test]
+fn tool_arguments_mask_alike_cold_and_warm() {
+    let index = index(VAULT);
+    let arguments = [
+        r#"{"to":"mario.rossi@acme.it","note":"for Anna Verdi and José García, all of them"}"#,
+        r#"{"to":"Mario Rossi","list":["Anna Verdi","x\ny","ü😀 Mario Rossi"]}"#,
+        "not json but Mario Rossi is here, long enough for the memo",
+    ];
+    let body = format!(
+        r#"{{"model":"m","messages":[{}]}}"#,
+        arguments
+            .iter()
+            .map(|a| format!(
+                r#"{{"role":"assistant","tool_calls":[{{"id":"c","type":"function","function":{{"name":"f","arguments":"{}"}}}}]}}"#,
+                encode(a)
+            ))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let expected = masked(&mut masker(0), &index, &body);
+    let text = String::from_utf8(expected.clone()).unwrap();
+    for (value, _, _) in VAULT {
+        assert!(!text.contains(value));
+    }
+    let mut warm = masker(1 << 20);
+    for round in 0..3 {
+        assert_eq!(masked(&mut warm, &index, &body), expected, "round {round}");
+    }
+}
+
+#[test]
+fn every_length_around_scan_words_round_trips() {
+    // Strings of 0..40 bytes holding a special byte at each offset: the
+    // masked body decodes to the same strings (no value: nothing changes).
+    let index = index(VAULT);
+    let mut cold = masker(0);
+    for len in 0..40 {
+        for at in 0..len {
+            for special in ['"', '\\', '\n', '\u{1}', 'é'] {
+                let mut text: String = "k".repeat(len);
+                text.replace_range(at..at + 1, &special.to_string());
+                let body = chat(&[encode(&text)]);
+                let out = masked(&mut cold, &index, &body);
+                assert_eq!(out, body.as_bytes());
+                assert_eq!(decode(encode(&text).as_bytes()).unwrap(), text);
+            }
+        }
+    }
+}
+
+/// Whether masking `body` was served from the memo.
+fn memo_hit(masker: &mut Masker, index: &SnapshotIndex, body: &str) -> bool {
+    match masker
+        .mask_request(
+            index,
+            ApiShape::OpenAiChat,
+            body.as_bytes(),
+            MaskOptions::default(),
+        )
+        .unwrap()
+    {
+        MaskOutcome::Masked { stats, .. } => stats.memo_hits > 0,
+        MaskOutcome::NeedEntries { .. } => panic!("unexpected new values"),
+    }
+}
+
+#[test]
+fn memo_recency_survives_many_hits_and_evicts_the_oldest() {
+    let index = index(VAULT);
+    // Room for a handful of texts only.
+    let mut warm = masker(2_000);
+    let text = |i: usize| format!("message {i:04} for Mario Rossi, long enough to memoise");
+    let body = |i: usize| chat(&[encode(&text(i))]);
+    let mut cold = masker(0);
+    for i in 0..30 {
+        masked(&mut warm, &index, &body(i));
+    }
+    let held = warm.memo_len();
+    assert!((2..30).contains(&held), "memo holds {held}");
+    // The newest `held` texts are there, the older ones went.
+    assert!(memo_hit(&mut warm, &index, &body(29)));
+    assert!(memo_hit(&mut warm, &index, &body(30 - held)));
+    // Many hits on one text pile up recency pairs: the memo stays bounded
+    // and keeps serving the right text.
+    for _ in 0..1_000 {
+        assert_eq!(
+            masked(&mut warm, &index, &body(30 - held)),
+            masked(&mut cold, &index, &body(30 - held))
+        );
+    }
+    assert!(warm.memo_bytes() <= 2_000);
+    assert_eq!(warm.memo_len(), held);
+    // New texts evict the least recently used first: the text just used
+    // survives `held - 1` inserts, the others went before it.
+    for i in 0..held - 1 {
+        masked(&mut warm, &index, &body(100 + i));
+        assert_eq!(warm.memo_len(), held);
+    }
+    assert!(memo_hit(&mut warm, &index, &body(30 - held)));
+    assert!(!memo_hit(&mut warm, &index, &body(29)));
+    for i in 0..200 {
+        let out = masked(&mut warm, &index, &body(i % 7));
+        assert_eq!(out, masked(&mut cold, &index, &body(i % 7)));
+        assert!(warm.memo_bytes() <= 2_000);
+        assert!(warm.memo_len() <= held);
+    }
+}
