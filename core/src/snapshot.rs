@@ -3,6 +3,7 @@
 //! that find vault values and active surrogates where they are written.
 
 mod entry_store;
+mod id_slots;
 mod index;
 mod retired_set;
 mod token_matcher;

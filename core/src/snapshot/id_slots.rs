@@ -1,0 +1,221 @@
+//! A compact id → slot table for [`super::entry_store::EntryStore`]: open
+//! addressing over `u32` slot numbers only (the ids stay in the store, the
+//! table asks it to compare), so a lookup is O(1) on average for ~5-10
+//! bytes per entry instead of a linear scan of every slot.
+
+use super::entry_store::Slot;
+use crate::wire::EntryId;
+
+/// A bucket never used.
+const EMPTY: u32 = u32::MAX;
+/// A bucket whose slot was removed (probing continues past it).
+const TOMBSTONE: u32 = u32::MAX - 1;
+/// Buckets are at most 7/8 used (live + tombstones) before a rebuild.
+const LOAD_NUM: usize = 7;
+const LOAD_DEN: usize = 8;
+
+/// Slots keyed by the id the store holds in them.
+#[derive(Default)]
+pub(crate) struct IdSlots {
+    buckets: Vec<u32>,
+    live: usize,
+    tombstones: usize,
+}
+
+/// Mixes all 16 bytes of an id (ids are random from the control service,
+/// but tests and replays use patterned ones).
+fn hash(id: &EntryId) -> u64 {
+    let bytes = id.0;
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&bytes[..8]);
+    hi.copy_from_slice(&bytes[8..]);
+    let a = u64::from_le_bytes(lo);
+    let b = u64::from_le_bytes(hi);
+    let x = (a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 31)
+}
+
+impl IdSlots {
+    /// The slot holding `id`; `id_at` tells which id a slot holds.
+    pub(crate) fn get(
+        &self,
+        id: &EntryId,
+        id_at: impl Fn(Slot) -> Option<EntryId>,
+    ) -> Option<Slot> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let mask = self.buckets.len() - 1;
+        let mut i = hash(id) as usize & mask;
+        for _ in 0..self.buckets.len() {
+            match self.buckets[i] {
+                EMPTY => return None,
+                TOMBSTONE => {}
+                slot => {
+                    if id_at(slot).as_ref() == Some(id) {
+                        return Some(slot);
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+
+    /// Records that `slot` holds `id` (the caller made sure `id` is not
+    /// already present).
+    pub(crate) fn insert(
+        &mut self,
+        id: &EntryId,
+        slot: Slot,
+        id_at: impl Fn(Slot) -> Option<EntryId>,
+    ) {
+        if (self.live + self.tombstones + 1) * LOAD_DEN > self.buckets.len() * LOAD_NUM {
+            self.rebuild(self.live + 1, &id_at);
+        }
+        let mask = self.buckets.len() - 1;
+        let mut i = hash(id) as usize & mask;
+        loop {
+            match self.buckets[i] {
+                EMPTY => break,
+                TOMBSTONE => {
+                    self.tombstones -= 1;
+                    break;
+                }
+                _ => i = (i + 1) & mask,
+            }
+        }
+        self.buckets[i] = slot;
+        self.live += 1;
+    }
+
+    /// Forgets that `slot` holds `id`; call before the store frees it.
+    pub(crate) fn remove(&mut self, id: &EntryId, slot: Slot) {
+        if self.buckets.is_empty() {
+            return;
+        }
+        let mask = self.buckets.len() - 1;
+        let mut i = hash(id) as usize & mask;
+        for _ in 0..self.buckets.len() {
+            match self.buckets[i] {
+                EMPTY => return,
+                s if s == slot => {
+                    self.buckets[i] = TOMBSTONE;
+                    self.live -= 1;
+                    self.tombstones += 1;
+                    return;
+                }
+                _ => {}
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Re-hashes the live slots into a table sized for `want` entries,
+    /// dropping tombstones.
+    fn rebuild(&mut self, want: usize, id_at: &impl Fn(Slot) -> Option<EntryId>) {
+        let mut size = 16usize;
+        while want * LOAD_DEN > size * LOAD_NUM {
+            size *= 2;
+        }
+        let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|s| *s != EMPTY && *s != TOMBSTONE) {
+            let Some(id) = id_at(slot) else { continue };
+            let mut i = hash(&id) as usize & mask;
+            while self.buckets[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.buckets[i] = slot;
+        }
+        self.tombstones = 0;
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.buckets.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::super::entry_store::EntryStore;
+    use crate::kind::Kind;
+    use crate::wire::{Entry, EntryId};
+    use std::collections::HashMap;
+
+    fn entry(id: EntryId, n: u32) -> Entry {
+        Entry {
+            id,
+            value: format!("v{n}"),
+            surrogate: format!("s{n}"),
+            kind: Kind::parse("name").unwrap(),
+            generation: 1,
+        }
+    }
+
+    /// Ids that differ in one byte only, in the high or the low half, and
+    /// all-equal patterns: all must spread and be told apart.
+    fn id_of(n: u32) -> EntryId {
+        let mut b = [0u8; 16];
+        match n % 3 {
+            0 => b[..4].copy_from_slice(&n.to_le_bytes()),
+            1 => b[12..].copy_from_slice(&n.to_le_bytes()),
+            _ => b = [(n % 251) as u8; 16],
+        }
+        EntryId(b)
+    }
+
+    #[test]
+    fn slot_of_agrees_with_a_model_under_inserts_removes_and_slot_reuse() {
+        let mut store = EntryStore::default();
+        let mut model: HashMap<EntryId, u32> = HashMap::new();
+        let mut x: u64 = 0x1234_5678;
+        for step in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 3000) as u32;
+            let id = id_of(n);
+            match model.get(&id).copied() {
+                Some(slot) if x % 5 < 3 => {
+                    assert!(store.remove(slot));
+                    model.remove(&id);
+                }
+                Some(_) => {}
+                None => {
+                    let slot = store.insert(entry(id, step));
+                    model.insert(id, slot);
+                }
+            }
+            if step % 997 == 0 {
+                for n in 0..3000 {
+                    let id = id_of(n);
+                    assert_eq!(store.slot_of(&id), model.get(&id).copied(), "id {n}");
+                }
+            }
+        }
+        for (id, slot) in &model {
+            assert_eq!(store.slot_of(id), Some(*slot));
+            assert_eq!(store.get(*slot).map(|e| e.id), Some(*id));
+        }
+        assert_eq!(store.len(), model.len());
+    }
+
+    #[test]
+    fn an_empty_store_finds_nothing_and_a_removed_id_is_gone() {
+        let mut store = EntryStore::default();
+        assert_eq!(store.slot_of(&id_of(1)), None);
+        let slot = store.insert(entry(id_of(1), 1));
+        assert_eq!(store.slot_of(&id_of(1)), Some(slot));
+        assert!(store.remove(slot));
+        assert_eq!(store.slot_of(&id_of(1)), None);
+        // The freed slot is reused by another id; the old id stays absent.
+        let again = store.insert(entry(id_of(2), 2));
+        assert_eq!(again, slot);
+        assert_eq!(store.slot_of(&id_of(1)), None);
+        assert_eq!(store.slot_of(&id_of(2)), Some(slot));
+    }
+}
