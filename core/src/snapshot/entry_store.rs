@@ -31,10 +31,13 @@ impl std::fmt::Debug for EntryRef<'_> {
     }
 }
 
+/// One entry: value and surrogate share one allocation (value first, then
+/// surrogate from `split`), which saves a 16-byte box per slot and one heap
+/// block per entry.
 struct StoredEntry {
     id: EntryId,
-    value: Box<str>,
-    surrogate: Box<str>,
+    text: Box<str>,
+    split: u32,
     kind: u16,
     generation: u64,
 }
@@ -58,11 +61,12 @@ impl EntryStore {
 
     pub(crate) fn get(&self, slot: Slot) -> Option<EntryRef<'_>> {
         let stored = self.slots.get(slot as usize)?.as_ref()?;
+        let split = stored.split as usize;
         Some(EntryRef {
             slot,
             id: stored.id,
-            value: &stored.value,
-            surrogate: &stored.surrogate,
+            value: stored.text.get(..split)?,
+            surrogate: stored.text.get(split..)?,
             kind: self.kinds.get(stored.kind as usize)?,
             generation: stored.generation,
         })
@@ -84,10 +88,19 @@ impl EntryStore {
                 (self.kinds.len() - 1) as u16
             }
         };
+        // Values longer than 4 GiB cannot come through a snapshot; saturate
+        // rather than wrap (`get` then finds no boundary and skips it).
+        let split = u32::try_from(entry.value.len()).unwrap_or(u32::MAX);
+        let mut text = String::with_capacity(entry.value.len() + entry.surrogate.len());
+        text.push_str(&entry.value);
+        text.push_str(&entry.surrogate);
+        // Wiped where they lie (`into_bytes` never reallocates).
+        wipe_bytes(entry.value.into_bytes());
+        wipe_bytes(entry.surrogate.into_bytes());
         let stored = StoredEntry {
             id: entry.id,
-            value: entry.value.into_boxed_str(),
-            surrogate: entry.surrogate.into_boxed_str(),
+            text: text.into_boxed_str(),
+            split,
             kind,
             generation: entry.generation,
         };
@@ -118,8 +131,7 @@ impl EntryStore {
             return false;
         };
         self.by_id.remove(&stored.id, slot);
-        wipe(stored.value);
-        wipe(stored.surrogate);
+        wipe(stored.text);
         self.free.push(slot);
         self.live -= 1;
         true
@@ -149,5 +161,11 @@ pub(crate) fn wipe(s: Box<str>) {
     let mut bytes = s.into_boxed_bytes();
     bytes.fill(0);
     // Keep the stores from being optimised away as dead before the free.
+    std::hint::black_box(&bytes);
+}
+
+/// [`wipe`] for a byte buffer (a `String` given up by `into_bytes`).
+fn wipe_bytes(mut bytes: Vec<u8>) {
+    bytes.fill(0);
     std::hint::black_box(&bytes);
 }

@@ -218,4 +218,29 @@ mod tests {
         assert_eq!(store.slot_of(&id_of(1)), None);
         assert_eq!(store.slot_of(&id_of(2)), Some(slot));
     }
+
+    #[test]
+    fn value_and_surrogate_come_back_split_where_they_were_joined() {
+        let mut store = EntryStore::default();
+        let cases = [
+            ("", "S"),
+            ("Zoë Ä", "[NAME_x]"),
+            ("a", ""),
+            ("日本語", "漢字"),
+        ];
+        let slots: Vec<_> = cases
+            .iter()
+            .enumerate()
+            .map(|(n, (v, s))| {
+                let mut e = entry(id_of(n as u32), n as u32);
+                e.value = (*v).into();
+                e.surrogate = (*s).into();
+                store.insert(e)
+            })
+            .collect();
+        for ((v, s), slot) in cases.iter().zip(slots) {
+            let e = store.get(slot).unwrap();
+            assert_eq!((e.value, e.surrogate), (*v, *s));
+        }
+    }
 }
