@@ -55,6 +55,15 @@ pub(crate) struct EntryStore {
 }
 
 impl EntryStore {
+    /// An empty store with room for exactly `entries` (a snapshot's size is
+    /// known: growth by doubling would leave up to half the slots unused).
+    pub(crate) fn with_capacity(entries: usize) -> Self {
+        EntryStore {
+            slots: Vec::with_capacity(entries),
+            ..EntryStore::default()
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.live
     }

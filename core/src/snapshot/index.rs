@@ -72,7 +72,7 @@ impl SnapshotIndex {
         let salt = hex_bytes(&snapshot.retired_salt).ok_or_else(|| {
             CoreError::Wire("retired_salt: expected an even number of hex digits".into())
         })?;
-        let mut store = EntryStore::default();
+        let mut store = EntryStore::with_capacity(snapshot.entries.len());
         for (position, entry) in snapshot.entries.into_iter().enumerate() {
             validate_entry(&entry, position)?;
             store.insert(entry);
