@@ -126,12 +126,56 @@ pub(crate) fn restore_string(
         stats.declined_retired += count_retired(index, &text);
         return None;
     }
+    if !doc.is_escaped(id) {
+        // No escape: the text is the raw body, so the matches already found
+        // place the edits (what the held run would find again after an
+        // identity decode).
+        let (out, got) = splice_unescaped(index, raw, &scratch.matches);
+        *stats += got;
+        return out.map(|out| (doc.span(id), out));
+    }
     // Rewrite the raw body, keeping its escapes where nothing changes.
     let mut run = HeldText::new(Escaping::JsonString);
     let mut out = Vec::with_capacity(raw.len() + 16);
     let got = run.restore_all(index, raw, &mut out);
     *stats += got;
     (got.restored > 0).then(|| (doc.span(id), out))
+}
+
+/// Restores a string body written without escapes whose active surrogates
+/// are `matches` (found in `raw` itself): each one not inside a retired
+/// surrogate is replaced by its value, JSON-escaped. The same result as
+/// [`HeldText::restore_all`] on a [`Escaping::JsonString`] run.
+fn splice_unescaped(
+    index: &SnapshotIndex,
+    raw: &str,
+    matches: &[VaultMatch],
+) -> (Option<Vec<u8>>, RestoreStats) {
+    let mut retired = Vec::new();
+    index.find_retired(raw, &mut retired);
+    let mut stats = RestoreStats {
+        restored: 0,
+        declined_retired: retired.len(),
+    };
+    let mut out = Vec::with_capacity(raw.len() + 16);
+    let mut pos = 0;
+    for m in matches {
+        if inside_any(&retired, m.start, m.end) {
+            continue;
+        }
+        let Some(entry) = index.entry(m.slot) else {
+            continue;
+        };
+        out.extend_from_slice(&raw.as_bytes()[pos..m.start]);
+        crate::json::encode_into(entry.value, &mut out);
+        pos = m.end;
+        stats.restored += 1;
+    }
+    if stats.restored == 0 {
+        return (None, stats);
+    }
+    out.extend_from_slice(&raw.as_bytes()[pos..]);
+    (Some(out), stats)
 }
 
 /// Whether a text is restored as JSON text (first non-whitespace char `{` or `[`).
@@ -167,4 +211,104 @@ fn restore_bytes_as_text(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>
         buf.extend_from_slice(&body[copied..]);
     }
     (out, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keyed_hash::{entry_id, retired_hash};
+    use crate::text::lead_bucket;
+    use crate::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
+    use crate::Kind;
+
+    fn index() -> SnapshotIndex {
+        let entries = [
+            ("person", "José Ruiz", "Ada Lovelace"),
+            ("person", "Mario", "Kira"),
+            ("email", "m@x.it", "kira.n@example.org"),
+            ("person", "Zoë \"Q\"", "Bob Stone"),
+            ("person", "Dan", "Ω7"),
+        ];
+        SnapshotIndex::from_snapshot(Snapshot {
+            version: 1,
+            generation: 1,
+            seq: 0,
+            retired_salt: "5a17".to_string(),
+            retired: vec![RetiredSurrogate {
+                hash: RetiredHash(retired_hash(&[0x5a, 0x17], "Kira Old")),
+                lead: lead_bucket("Kira Old"),
+            }],
+            entries: entries
+                .iter()
+                .map(|(kind, value, surrogate)| Entry {
+                    id: EntryId(entry_id(b"k", value)),
+                    value: value.to_string(),
+                    surrogate: surrogate.to_string(),
+                    kind: Kind::parse(kind).expect("kind"),
+                    generation: 1,
+                })
+                .collect(),
+        })
+        .expect("index")
+    }
+
+    /// The unescaped fast path gives the held run's bytes and counts.
+    #[test]
+    fn unescaped_splice_equals_the_held_run() {
+        let index = index();
+        let pieces = [
+            "",
+            " ",
+            "Kira",
+            "Ada Lovelace",
+            "kira.n@example.org",
+            "Kira Old",
+            "Bob Stone",
+            "Ω7",
+            "Kiras",
+            "xKira",
+            "é",
+            ",",
+            "日本",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for pad in 0..9 {
+                    let raw = format!("{}{a} {b}{a}", "z ".repeat(pad / 2) + &"y".repeat(pad % 2));
+                    let mut matches = Vec::new();
+                    index.find_surrogates(&raw, &mut matches);
+                    let (fast, fast_stats) = splice_unescaped(&index, &raw, &matches);
+                    let mut held = Vec::new();
+                    let held_stats =
+                        HeldText::new(Escaping::JsonString).restore_all(&index, &raw, &mut held);
+                    assert_eq!(fast_stats, held_stats, "pad {pad}");
+                    match fast {
+                        Some(fast) => assert_eq!(fast, held, "pad {pad}"),
+                        None => assert_eq!(held_stats.restored, 0, "pad {pad}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_document_restores_the_same_escaped_or_not() {
+        let index = index();
+        let (plain, stats) = restore_body(
+            &index,
+            br#"{"a":"Kira and Ada Lovelace","b":"Bob Stone!","c":"Kira Old","d":"Kiras"}"#,
+        );
+        let parsed: serde_json::Value =
+            serde_json::from_slice(plain.as_deref().expect("changed")).expect("json");
+        assert_eq!(parsed["a"], "Mario and José Ruiz");
+        assert_eq!(parsed["b"], "Zoë \"Q\"!");
+        assert_eq!(parsed["c"], "Kira Old");
+        assert_eq!(parsed["d"], "Kiras");
+        assert_eq!((stats.restored, stats.declined_retired), (3, 1));
+        let (escaped, _) = restore_body(
+            &index,
+            br#"{"a":"Kir\u0061 and Ada Lovelace","b":"Bob Stone!","c":"Kira Old","d":"Kiras"}"#,
+        );
+        assert_eq!(escaped, plain);
+    }
 }
