@@ -183,8 +183,8 @@ mod tests {
             ("Jürgens Haus; Jürgen, bitte", &[("Jürgen", "name")]),
             ("(Project Falcon)", &[("Project Falcon", "project")]),
             ("project falcon", &[]), // exact case
-            ("ref emp-12345", &[]),         // regex rules are case-sensitive
-            ("ref EMP-١٢٣٤٥", &[]),         // \d is ASCII digits only
+            ("ref emp-12345", &[]),  // regex rules are case-sensitive
+            ("ref EMP-١٢٣٤٥", &[]),  // \d is ASCII digits only
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();
