@@ -10,7 +10,9 @@
 //! Every finding stands on word boundaries ([`crate::text`]) and its span is
 //! on char boundaries. Overlaps resolve deterministically
 //! ([`resolve_overlaps`]): longest span first, then a vault match, then a
-//! fixed kind priority ([`kind_priority`]), then the earlier start.
+//! fixed kind priority ([`kind_priority`]), then the earlier start; when
+//! the winners leave a loser's byte uncovered, the union of the cluster is
+//! one finding (no byte of a found value goes out as written).
 
 mod card;
 mod digits;
@@ -247,7 +249,10 @@ fn resolve_overlaps_from(findings: &mut Vec<Finding>, first: usize) {
 }
 
 /// Resolves one cluster of overlapping findings: winners by rank, each
-/// loser emptied (its `end` set to its `start`).
+/// loser emptied (its `end` set to its `start`). When the winners leave a
+/// byte of a loser uncovered, the whole cluster becomes one finding of the
+/// best-ranked kind without a slot (a new value, or the vault value written
+/// exactly so): a loser's bytes never go out as written (finding F8-1).
 fn resolve_cluster(cluster: &mut [Finding]) {
     let mut order: Vec<usize> = (0..cluster.len()).collect();
     order.sort_by(|&a, &b| {
@@ -260,6 +265,14 @@ fn resolve_cluster(cluster: &mut [Finding]) {
             .then_with(|| a.kind.cmp(&b.kind))
             .then_with(|| a.slot.cmp(&b.slot))
     });
+    let Some(&best) = order.first() else {
+        return;
+    };
+    // The cluster's findings chain into one run of bytes (each starts
+    // before the run so far ends).
+    let live = || cluster.iter().filter(|f| !f.is_empty());
+    let run_start = live().map(|f| f.start).min().unwrap_or(0);
+    let run_end = live().map(|f| f.end).max().unwrap_or(0);
     // Accepted spans by start; they never overlap, so the one with the
     // largest start before a candidate's end is the only one that can touch it.
     let mut accepted: BTreeMap<usize, usize> = BTreeMap::new();
@@ -275,6 +288,21 @@ fn resolve_cluster(cluster: &mut [Finding]) {
         } else {
             accepted.insert(finding.start, finding.end);
         }
+    }
+    // The winners must tile the whole run.
+    let mut covered_to = run_start;
+    for (&start, &end) in &accepted {
+        if start > covered_to {
+            break;
+        }
+        covered_to = end;
+    }
+    if covered_to < run_end {
+        let kind = cluster[best].kind.clone();
+        for finding in cluster.iter_mut() {
+            finding.end = finding.start;
+        }
+        cluster[0] = Finding::new(kind, run_start, run_end);
     }
 }
 

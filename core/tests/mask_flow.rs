@@ -506,3 +506,43 @@ fn outcomes_debug_without_values_or_surrogates() {
         }
     }
 }
+
+/// Finding F8-1: two vault values written overlapping ("Mario Rossi" and
+/// "Rossi Ana" in "Mario Rossi Ana") are one value to mask: the union asks
+/// for an entry, and once it has one the whole run is replaced; no byte of
+/// either value goes out as written.
+#[test]
+fn overlapping_values_are_masked_as_their_union() {
+    let mut index = index_with(&[
+        ("Mario Rossi", "Laura Bianchi", "name"),
+        ("Rossi Ana", "Neri Eva", "name"),
+    ]);
+    let mut masker = masker(1 << 20);
+    let body = chat(&["Dear Mario Rossi Ana, and Mario Rossi alone"]);
+    let outcome = masker
+        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("expected the union as a new value, got {outcome:?}");
+    };
+    assert_eq!(
+        values,
+        vec![NewValue {
+            kind: Kind::Name,
+            value: "Mario Rossi Ana".into()
+        }]
+    );
+    let mut counter = 0;
+    let entries = entries_for(&index, &values, &mut counter);
+    let generation = index.generation();
+    index.add_entries(generation, entries).unwrap();
+    let (out, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let content = string_at(&out, "messages.0.content");
+    for value in ["Mario", "Rossi", "Ana"] {
+        assert!(
+            !content.contains(value),
+            "a part of a value left (word {value:?} of the fixture)"
+        );
+    }
+    assert!(content.ends_with(", and Laura Bianchi alone"));
+}

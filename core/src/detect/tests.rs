@@ -95,10 +95,29 @@ fn resolve_overlaps_order() {
         slot,
     };
     let cases: Vec<(Vec<Finding>, Vec<Finding>)> = vec![
-        // longest wins, whatever the kind
+        // longest wins, whatever the kind; a loser wholly inside goes
+        (
+            vec![f(Kind::Domain, 4, 9, Some(2)), f(Kind::Email, 0, 9, None)],
+            vec![f(Kind::Email, 0, 9, None)],
+        ),
+        // a loser reaching out of the winner: the union, the winner's kind,
+        // no slot (finding F8-1: the loser's bytes never go out as written)
         (
             vec![f(Kind::Secret, 0, 5, None), f(Kind::Name, 2, 10, None)],
-            vec![f(Kind::Name, 2, 10, None)],
+            vec![f(Kind::Name, 0, 10, None)],
+        ),
+        (
+            vec![f(Kind::Domain, 0, 7, Some(3)), f(Kind::Email, 5, 18, None)],
+            vec![f(Kind::Email, 0, 18, None)],
+        ),
+        // winners that tile the loser's bytes stay apart
+        (
+            vec![
+                f(Kind::Name, 0, 5, None),
+                f(Kind::Phone, 3, 7, None),
+                f(Kind::Name, 5, 10, None),
+            ],
+            vec![f(Kind::Name, 0, 5, None), f(Kind::Name, 5, 10, None)],
         ),
         // same length: a vault match wins over a detector
         (
@@ -110,10 +129,11 @@ fn resolve_overlaps_order() {
             vec![f(Kind::Phone, 3, 8, None), f(Kind::Card, 3, 8, None)],
             vec![f(Kind::Card, 3, 8, None)],
         ),
-        // same length and kind: the earlier start
+        // same length and kind: the earlier start ranks first, the union
+        // is kept
         (
             vec![f(Kind::Ip, 4, 9, None), f(Kind::Ip, 2, 7, None)],
-            vec![f(Kind::Ip, 2, 7, None)],
+            vec![f(Kind::Ip, 2, 9, None)],
         ),
         // disjoint ones are kept, sorted; touching is not overlapping
         (
@@ -129,14 +149,15 @@ fn resolve_overlaps_order() {
             ],
             vec![f(Kind::Ip, 1, 3, None)],
         ),
-        // a chain: the middle one is longest and removes both neighbours
+        // a chain: the middle one is longest, its neighbours reach out of
+        // it: one finding over the whole chain
         (
             vec![
                 f(Kind::Name, 0, 4, None),
                 f(Kind::Name, 3, 9, None),
                 f(Kind::Name, 8, 12, None),
             ],
-            vec![f(Kind::Name, 3, 9, None)],
+            vec![f(Kind::Name, 0, 12, None)],
         ),
     ];
     for (input, expected) in cases {
@@ -301,6 +322,12 @@ proptest! {
         prop_assert_eq!(&forward, &backward);
         for w in forward.windows(2) {
             prop_assert!(w[0].end <= w[1].start);
+        }
+        // Every byte an input finding covered is covered by a kept one.
+        for &(start, len, _, _) in &spans {
+            for byte in start..start + len {
+                prop_assert!(forward.iter().any(|f| f.start <= byte && byte < f.end), "byte {} left", byte);
+            }
         }
     }
 }

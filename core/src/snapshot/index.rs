@@ -292,11 +292,13 @@ impl SnapshotIndex {
         self.by_surrogate(candidate).is_some() || self.is_retired(candidate)
     }
 
-    /// Appends every vault value written in `text` (word-bounded,
-    /// leftmost-longest, non-overlapping).
+    /// Appends every vault value written in `text` (word-bounded), in start
+    /// order: the longest at each start, overlapping ones included, one
+    /// wholly inside an earlier one left out. The masker covers the union
+    /// of overlapping ones, so no byte of a written value is missed.
     pub fn find_values(&self, text: &str, out: &mut Vec<VaultMatch>) {
         self.values
-            .find(text, |s| self.store.get(s).map(|e| e.value), out);
+            .find_overlapping(text, |s| self.store.get(s).map(|e| e.value), out);
     }
 
     /// Appends every active surrogate written in `text`.

@@ -84,6 +84,24 @@ fn values_are_found_where_written_on_word_boundaries() {
 }
 
 #[test]
+fn overlapping_values_are_all_found_inner_ones_left_out() {
+    let mut index = demo();
+    index
+        .add_entries(1, vec![entry(8, "Rossi Ana", "Neri Eva", Kind::Name)])
+        .unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        // one starts inside another and ends after it: both (finding F8-1)
+        ("Mario Rossi Ana", &["Mario Rossi", "Rossi Ana"]),
+        // wholly inside an earlier one: left out
+        ("mail mario.rossi@acme.it now", &["mario.rossi@acme.it"]),
+        ("Mario Rossi, Ana", &["Mario Rossi", "Ana"]),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(values_in(&index, text), *expected, "{text:?}");
+    }
+}
+
+#[test]
 fn exact_lookups_by_value_and_surrogate() {
     let index = demo();
     assert_eq!(

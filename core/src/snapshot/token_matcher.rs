@@ -370,6 +370,35 @@ impl TokenMatcher {
         });
     }
 
+    /// Appends, in start order, the longest key at each start that reaches
+    /// past every key appended before it: keys may overlap (the masker
+    /// resolves them), a key wholly inside an earlier one is left out. A
+    /// key that starts inside another and ends after it is reported, so no
+    /// byte of a written key goes unseen (finding F8-1).
+    pub(crate) fn find_overlapping<'k>(
+        &self,
+        text: &str,
+        key_of: impl Fn(Slot) -> Option<&'k str>,
+        out: &mut Vec<VaultMatch>,
+    ) {
+        if self.is_empty() {
+            return;
+        }
+        let mut reached = 0;
+        let bytes = text.as_bytes();
+        for_each_start(text, |start, token_end| {
+            if !self.pairs.may_start(bytes, start) {
+                return;
+            }
+            if let Some(found) = self.longest_at(text, start, token_end, &key_of) {
+                if found.end > reached {
+                    out.push(found);
+                    reached = found.end;
+                }
+            }
+        });
+    }
+
     /// The byte offset from which a stream must hold `text` back because its
     /// tail could still become a key (or a key whose end is not yet known
     /// to be a word boundary); `text.len()` when nothing needs holding.
