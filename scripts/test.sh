@@ -25,6 +25,7 @@ stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh
 # The binaries `cargo test` built (debug) serve the end-to-end run.
 stage "end to end on real Envoy" env LATET_PROFILE=debug bash envoy/e2e.sh
+stage "faults on real Envoy (VM crash under FAIL_CLOSED, restart with a held forget)" env LATET_PROFILE=debug bash envoy/faults.sh
 stage "forget storm through Envoy (short)" env LATET_PROFILE=debug bash envoy/storm/storm.sh --ci
 stage "benchmark (smoke mode)" env LATET_PROFILE=debug bash envoy/bench.sh --smoke
 stage "fuzz (smoke: seconds per target)" bash scripts/fuzz-smoke.sh 5

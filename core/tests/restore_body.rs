@@ -85,12 +85,13 @@ fn openai_responses_answer() {
         &[
             (
                 "/output/0/content/0/text",
-                // The retired address stays whole: its domain is not restored alone.
-                json!("Mario Rossi (mario.rossi@acme.it) owns key sk-proj-AbC123realKEY456; ana.lopez@qzv-corp.it left."),
+                // A retired address stays as written but for its domain:
+                // forgetting an address leaves the domain (SPEC V5, seed 003).
+                json!("Mario Rossi (mario.rossi@acme.it) owns key sk-proj-AbC123realKEY456; ana.lopez@acme.it left."),
             ),
             ("/output/1/arguments", json!({"name": "Mario Rossi", "phone": "+39 347 123 4567"})),
         ],
-        stats(5, 1),
+        stats(6, 1),
     );
 }
 
@@ -128,12 +129,9 @@ fn restores_text_by_the_rules() {
             0,
         ),
         ("site qzv-corp.it", "site acme.it", 1, 0),
-        (
-            "old ana.lopez@qzv-corp.it",
-            "old ana.lopez@qzv-corp.it",
-            0,
-            1,
-        ),
+        // A retired address: its local part stays, its company domain's
+        // surrogate restores (forgetting an address leaves the domain).
+        ("old ana.lopez@qzv-corp.it", "old ana.lopez@acme.it", 1, 1),
         (
             "Carla Verdi and Andrés Peña",
             "Carla Verdi and José Núñez",
@@ -336,4 +334,37 @@ fn whole_body_throughput() {
         body.len() / 1024,
         (body.len() * rounds) as f64 / secs / 1e6
     );
+}
+
+/// SPEC V5 (seed 003): forgetting an address leaves its company domain, so
+/// the domain part of the address's old surrogate still restores; nothing
+/// before the retired surrogate's last `@` does, not even an active
+/// surrogate written there. Plain text, JSON with and without escapes.
+#[test]
+fn a_retired_address_restores_only_its_company_domain() {
+    let index = index_of(
+        &[
+            ("name".into(), "Ugo".into(), "Luca".into()),
+            ("domain".into(), "acme.it".into(), "qzv-corp.it".into()),
+        ],
+        &["Luca.acme.it@qzv-corp.it".into()],
+    );
+    let (got, got_stats) = restore_text(&index, "to Luca.acme.it@qzv-corp.it, Luca");
+    assert_eq!(got, "to Luca.acme.it@acme.it, Ugo");
+    assert_eq!(got_stats, stats(2, 1));
+    for body in [
+        r#"{"t":"to Luca.acme.it@qzv-corp.it, Luca"}"#,
+        r#"{"t":"to\tLuca.acme.it\u0040qzv-corp.it, Luca"}"#,
+    ] {
+        let (out, got_stats) = restore_body(&index, body.as_bytes());
+        let out: serde_json::Value = serde_json::from_slice(&out.unwrap()).unwrap();
+        assert!(
+            out["t"]
+                .as_str()
+                .unwrap()
+                .ends_with("Luca.acme.it@acme.it, Ugo"),
+            "{body}"
+        );
+        assert_eq!(got_stats, stats(2, 1), "{body}");
+    }
 }

@@ -43,7 +43,7 @@ fn each_stream_restores_its_slots() {
     let chat_text = "I wrote to Mario Rossi at mario.rossi@acme.it and called +39 347 123 4567. \
         José Núñez confirmed; Carla Verdi did not. Ugo? No: Ugo. Code: Project \"Blue\" Fox";
     let responses_text = "Mario Rossi (mario.rossi@acme.it) owns key sk-proj-AbC123realKEY456; \
-        ana.lopez@qzv-corp.it left. Call +39 347 123 4567";
+        ana.lopez@acme.it left. Call +39 347 123 4567";
     let anthropic_text =
         "Sure: I will write to Mario Rossi (Project \"Blue\" Fox) and copy José Núñez. Ugo? Ask Ugo";
     /// (stream, expected text of each slot, stats)
@@ -86,9 +86,10 @@ fn each_stream_restores_its_slots() {
             // Deltas (text 4, arguments 2), then whole texts: output_text.done,
             // content_part.done and output_item.done (4 each),
             // function_call_arguments.done and output_item.done (2 each),
-            // response.completed (4 + 2). Retired: ana.lopez@… in 5 texts.
+            // response.completed (4 + 2). Retired: ana.lopez@… in 5 texts,
+            // its company domain restored in each (SPEC V5).
             RestoreStats {
-                restored: 28,
+                restored: 33,
                 declined_retired: 5,
             },
         ),
@@ -386,5 +387,29 @@ proptest! {
         let got: serde_json::Value = serde_json::from_str(&texts["chat/0/tool/0"]).unwrap();
         let want: serde_json::Value = serde_json::from_str(&restore_slot_text(&index, &arguments)).unwrap();
         prop_assert_eq!(got, want);
+    }
+}
+
+/// SPEC V5 (seed 003): in a stream cut anywhere, a retired address keeps
+/// its local part and restores its company domain's surrogate, as the whole
+/// body does.
+#[test]
+fn a_retired_address_restores_its_domain_at_every_split() {
+    let index = index_of(
+        &[
+            ("name".into(), "Ugo".into(), "Luca".into()),
+            ("domain".into(), "acme.it".into(), "qzv-corp.it".into()),
+        ],
+        &["Luca.acme.it@qzv-corp.it".into()],
+    );
+    let stream = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"to Luca.acme.it@qzv-corp.it, Luca\"}}]}\n\ndata: [DONE]\n\n";
+    for cut in 0..=stream.len() {
+        let (out, got) = restore_in_pieces(&index, stream, &[cut]);
+        let texts = slot_texts(&out);
+        assert_eq!(
+            texts["chat/0/content"], "to Luca.acme.it@acme.it, Ugo",
+            "cut at {cut}"
+        );
+        assert_eq!((got.restored, got.declined_retired), (2, 1), "cut at {cut}");
     }
 }

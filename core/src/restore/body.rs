@@ -1,7 +1,7 @@
 //! Whole answers: a JSON body (every string value, any shape) or plain text.
 
 use super::fragment::restore_whole;
-use super::held_text::{inside_any, Escaping, HeldText};
+use super::held_text::{held_by_retired, Escaping, HeldText};
 use super::RestoreStats;
 use crate::json::{Document, NodeId, Splice};
 use crate::snapshot::{SnapshotIndex, VaultMatch};
@@ -39,7 +39,7 @@ pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, 
     let mut out = String::with_capacity(text.len() + 16);
     let mut pos = 0;
     for m in &matches {
-        if inside_any(&retired, m.start, m.end) {
+        if held_by_retired(text, &retired, m.start, m.end) {
             continue;
         }
         let Some(entry) = index.entry(m.slot) else {
@@ -143,7 +143,7 @@ pub(crate) fn restore_string(
 }
 
 /// Restores a string body written without escapes whose active surrogates
-/// are `matches` (found in `raw` itself): each one not inside a retired
+/// are `matches` (found in `raw` itself): each one not held by a retired
 /// surrogate is replaced by its value, JSON-escaped. The same result as
 /// [`HeldText::restore_all`] on a [`Escaping::JsonString`] run.
 fn splice_unescaped(
@@ -160,7 +160,7 @@ fn splice_unescaped(
     let mut out = Vec::with_capacity(raw.len() + 16);
     let mut pos = 0;
     for m in matches {
-        if inside_any(&retired, m.start, m.end) {
+        if held_by_retired(raw, &retired, m.start, m.end) {
             continue;
         }
         let Some(entry) = index.entry(m.slot) else {

@@ -145,10 +145,8 @@ impl HeldText {
             }
             // A complete match that starts before the hold point is final.
             cut = cut.max(end);
-            if inside_any(&self.retired, start, end) {
-                // Part of a retired surrogate (an address's domain, say):
-                // the retired one is left whole.
-                continue;
+            if held_by_retired(&self.search, &self.retired, start, end) {
+                continue; // part of a retired surrogate: left as written
             }
             let Some(entry) = index.entry(m.slot) else {
                 continue;
@@ -190,9 +188,26 @@ impl HeldText {
     }
 }
 
-/// Whether `start..end` lies inside one of `spans`.
-pub(crate) fn inside_any(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
-    spans.iter().any(|&(s, e)| s <= start && end <= e)
+/// Whether the active surrogate at `start..end` of `text` stays as written
+/// because it lies inside one of the retired surrogates `retired` (spans of
+/// `text`). Not so for an address's domain: a match wholly after the last
+/// `@` of a retired surrogate is the company domain's own surrogate, and
+/// forgetting an address leaves its domain (SPEC V5), so it restores.
+pub(crate) fn held_by_retired(
+    text: &str,
+    retired: &[(usize, usize)],
+    start: usize,
+    end: usize,
+) -> bool {
+    let bytes = text.as_bytes();
+    retired.iter().any(|&(s, e)| {
+        s <= start
+            && end <= e
+            && bytes
+                .get(s..e)
+                .and_then(|span| span.iter().rposition(|&b| b == b'@'))
+                .is_none_or(|at| s + at >= start)
+    })
 }
 
 /// Appends the decoded text of `raw` to `out`, and to `raw_at` the raw offset
