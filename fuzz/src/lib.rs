@@ -21,7 +21,11 @@ const ID_KEY: &[u8] = b"latet-fuzz-id-key";
 pub const MASK_VAULT: &[(&str, &str, &str)] = &[
     ("Mario Rossi", "Laura Bianchi", "name"),
     ("José García", "Iñigo Pérez", "name"),
-    ("mario.rossi@acme.it", "laura.bianchi@brightvale.it", "email"),
+    (
+        "mario.rossi@acme.it",
+        "laura.bianchi@brightvale.it",
+        "email",
+    ),
     ("acme.it", "brightvale.it", "domain"),
     ("+39 347 123 4567", "+39 348 765 4321", "phone"),
     ("Project \"Blue\" Fox", "Orchid Nine", "codename"),
@@ -98,7 +102,12 @@ pub fn entries_for(index: &SnapshotIndex, values: &[NewValue]) -> Vec<Entry> {
         .enumerate()
         .map(|(i, v)| {
             let n = index.len() + i;
-            entry(&v.value, &format!("Zqv{n}x"), v.kind.clone(), index.generation())
+            entry(
+                &v.value,
+                &format!("Zqv{n}x"),
+                v.kind.clone(),
+                index.generation(),
+            )
         })
         .collect()
 }
@@ -178,13 +187,28 @@ pub fn values_in(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
     // A value written inside an active surrogate is that surrogate, not the
     // value: a short phone number can be the start of another number's
     // surrogate (found by this target; SECURITY.md R7).
-    let mut surrogates = Vec::new();
-    index.find_surrogates(text, &mut surrogates);
+    // The surrogate need not stand on word boundaries: a replacement glued
+    // to the next one ("+39 348 765 4321" then "Zqv8x") is still ours.
     found
         .iter()
-        .filter(|m| !surrogates.iter().any(|s| s.start <= m.start && m.end <= s.end))
+        .filter(|m| !inside_a_surrogate(index, text, m.start, m.end))
         .map(|m| (m.start, m.end))
         .collect()
+}
+
+/// Whether `start..end` of `text` lies inside an active surrogate written
+/// there (anywhere, word-bounded or not).
+pub fn inside_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
+    index.entries().any(|e| {
+        let surrogate = e.surrogate;
+        let from = start.saturating_sub(surrogate.len().saturating_sub(end - start));
+        let to = (start + surrogate.len()).min(text.len());
+        text.get(from..to).is_some_and(|window| {
+            window
+                .match_indices(surrogate)
+                .any(|(at, _)| from + at <= start && end <= from + at + surrogate.len())
+        })
+    })
 }
 
 /// Every string value of a JSON document (not keys), decoded.
