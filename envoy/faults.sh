@@ -313,8 +313,8 @@ else
   fail "the value sent again: status $status, or the provider saw the value or S1, or S2 did not restore"
 fi
 status="$(chat "$echo_text" "$state/answer.json")"
-if [[ "$status" == 200 && "$(answer_text "$state/answer.json")" == "$echo_text" ]]; then
-  pass "S1 echoed again still stays as written"
+if [[ "$status" == 200 && "$(answer_text "$state/answer.json")" == "$echo_restored" ]]; then
+  pass "S1 echoed again still stays as written but for its domain"
 else
   fail "S1 echoed again: status $status or restored"
 fi

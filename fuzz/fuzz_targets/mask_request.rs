@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     let out: &[u8] = masked.as_deref().unwrap_or(body);
     if shape == ApiShape::Text {
         let text = std::str::from_utf8(out).expect("a masked text is UTF-8");
-        assert!(values_in(vault.get(), text).is_empty(), "a vault value left in a masked text");
+        assert!(
+            values_in(vault.get(), text).is_empty(),
+            "a vault value left in a masked text"
+        );
         return;
     }
     let input_ok = serde_json::from_slice::<serde_json::Value>(body).is_ok();
@@ -43,7 +46,10 @@ fuzz_target!(|data: &[u8]| {
             let mut strings = Vec::new();
             json_strings(&doc, &mut strings);
             for s in &strings {
-                assert!(values_in(vault.get(), s).is_empty(), "a vault value left in a masked string");
+                assert!(
+                    values_in(vault.get(), s).is_empty(),
+                    "a vault value left in a masked string"
+                );
             }
         }
     }

@@ -24,7 +24,11 @@ fn vault() -> &'static SnapshotIndex {
                 ("José Núñez", "Andrés Peña", "name"),
                 ("DE89370400440532013000", "DE75512108001245126199", "iban"),
                 ("Project \"Blue\" Fox", "Orchid Nine", "codename"),
-                ("sk-proj-AbC123realKEY456", "sk-proj-XyZ789fakeKEY012", "secret"),
+                (
+                    "sk-proj-AbC123realKEY456",
+                    "sk-proj-XyZ789fakeKEY012",
+                    "secret",
+                ),
             ],
             &["Carla Verdi", "ana.lopez@qzv-corp.it"],
         )
@@ -52,21 +56,35 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut picks = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let Ok(pick) = u.arbitrary::<u16>() else { break };
+        let Ok(pick) = u.arbitrary::<u16>() else {
+            break;
+        };
         picks.push(pick);
     }
     let stream = u.take_rest();
     let mut cuts: Vec<usize> = picks
         .iter()
-        .map(|&p| if stream.is_empty() { 0 } else { p as usize % (stream.len() + 1) })
+        .map(|&p| {
+            if stream.is_empty() {
+                0
+            } else {
+                p as usize % (stream.len() + 1)
+            }
+        })
         .collect();
     cuts.sort_unstable();
     let whole = restore(stream, &[]);
     let pieces = restore(stream, &cuts);
-    assert!(whole == pieces, "chunking changed the restored stream (cuts {cuts:?})");
+    assert!(
+        whole == pieces,
+        "chunking changed the restored stream (cuts {cuts:?})"
+    );
     let every_byte: Vec<usize> = (1..stream.len().min(256)).collect();
     if stream.len() < 256 {
-        assert!(whole == restore(stream, &every_byte), "byte-by-byte changed the restored stream");
+        assert!(
+            whole == restore(stream, &every_byte),
+            "byte-by-byte changed the restored stream"
+        );
     }
     let _ = restore_body(vault(), stream);
 });

@@ -6,7 +6,9 @@
 
 use latet_core::restore::restore_body;
 use latet_core::snapshot::SnapshotIndex;
-use latet_core::wire::{parse_entries_response, parse_feed_answer, parse_snapshot, Event, EventBody, FeedAnswer};
+use latet_core::wire::{
+    parse_entries_response, parse_feed_answer, parse_snapshot, Event, EventBody, FeedAnswer,
+};
 use latet_fuzz::{Vault, MASK_VAULT};
 use libfuzzer_sys::fuzz_target;
 
