@@ -134,7 +134,6 @@ fn the_replay_harness_masks_a_plain_text_whole() {
 /// resolved to the vault value and the rest of the email is forwarded as
 /// written (with the surrogate's last word it spells the email again).
 #[test]
-
 fn overlapping_value_and_new_email_leave_nothing_unmasked() {
     assert_fully_masked("minimized", b"acme.it-ssi@ace.it-i\x00it-ssi@ace.it");
 }
@@ -143,7 +142,6 @@ fn overlapping_value_and_new_email_leave_nothing_unmasked() {
 /// (`fuzz/artifacts/mask_request/crash-6e13557b…`, shape Text): a vault
 /// value (`acme.it`) is left verbatim where overlapping new values won.
 #[test]
-
 fn overlapping_new_values_leave_no_vault_value_verbatim() {
     assert_fully_masked(
         "found",

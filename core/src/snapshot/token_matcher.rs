@@ -354,20 +354,7 @@ impl TokenMatcher {
         key_of: impl Fn(Slot) -> Option<&'k str>,
         out: &mut Vec<VaultMatch>,
     ) {
-        if self.is_empty() {
-            return;
-        }
-        let mut pos = 0;
-        let bytes = text.as_bytes();
-        for_each_start(text, |start, token_end| {
-            if start < pos || !self.pairs.may_start(bytes, start) {
-                return;
-            }
-            if let Some(found) = self.longest_at(text, start, token_end, &key_of) {
-                out.push(found);
-                pos = found.end;
-            }
-        });
+        self.walk(text, &key_of, false, out);
     }
 
     /// Appends, in start order, the longest key at each start that reaches
@@ -381,16 +368,29 @@ impl TokenMatcher {
         key_of: impl Fn(Slot) -> Option<&'k str>,
         out: &mut Vec<VaultMatch>,
     ) {
+        self.walk(text, &key_of, true, out);
+    }
+
+    /// The one walk behind [`Self::find`] and [`Self::find_overlapping`]:
+    /// the longest key at each start that reaches past the last one
+    /// appended; starts inside that one are tried only when `overlapping`.
+    fn walk<'k>(
+        &self,
+        text: &str,
+        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        overlapping: bool,
+        out: &mut Vec<VaultMatch>,
+    ) {
         if self.is_empty() {
             return;
         }
         let mut reached = 0;
         let bytes = text.as_bytes();
         for_each_start(text, |start, token_end| {
-            if !self.pairs.may_start(bytes, start) {
+            if (start < reached && !overlapping) || !self.pairs.may_start(bytes, start) {
                 return;
             }
-            if let Some(found) = self.longest_at(text, start, token_end, &key_of) {
+            if let Some(found) = self.longest_at(text, start, token_end, key_of) {
                 if found.end > reached {
                     out.push(found);
                     reached = found.end;
