@@ -103,11 +103,16 @@ fn values_left(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
 
 /// Whether `start..end` of `text` lies inside an active surrogate written
 /// there, word-bounded or not (a replacement glued to the next one is
-/// still ours): the fuzz oracle's `latet_fuzz::inside_a_surrogate`.
+/// still ours). Compared as bytes, so a window that starts inside a
+/// multi-byte character is still looked at: the fuzz oracle's
+/// `latet_fuzz::inside_a_surrogate`, in the same form.
 fn inside_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
     index.entries().any(|e| {
-        text.match_indices(e.surrogate)
-            .any(|(at, s)| at <= start && end <= at + s.len())
+        let surrogate = e.surrogate.as_bytes();
+        surrogate.len() >= end - start
+            && (start.saturating_sub(surrogate.len() - (end - start))..=start)
+                .any(|at| bytes[at..].starts_with(surrogate))
     })
 }
 
@@ -163,4 +168,19 @@ fn a_surrogate_glued_to_the_next_replacement_is_ours() {
     ))
     .unwrap();
     assert_fully_masked("glued", &body);
+}
+
+/// The third `mask_request` long run (after the glued-surrogate fix, 3,438
+/// executions): masked correctly; the oracle's window around a value began
+/// inside a two-byte character ("…ére\0-+39 348 765 4321"), so it never
+/// looked at the surrogate there and called the value left (SECURITY.md R7).
+/// The oracle now compares bytes; the masker's output is asserted here.
+#[test]
+fn a_surrogate_after_a_multibyte_character_is_ours() {
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/mask_request-window-mid-character.txt"
+    ))
+    .unwrap();
+    assert_fully_masked("mid-character", &body);
 }

@@ -197,17 +197,17 @@ pub fn values_in(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
 }
 
 /// Whether `start..end` of `text` lies inside an active surrogate written
-/// there (anywhere, word-bounded or not).
+/// there (anywhere, word-bounded or not). Compared as bytes: a window that
+/// starts inside a multi-byte character must still be looked at (a `str`
+/// slice there is refused, and the third long run took that for a value
+/// left; SECURITY.md R7).
 pub fn inside_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
     index.entries().any(|e| {
-        let surrogate = e.surrogate;
-        let from = start.saturating_sub(surrogate.len().saturating_sub(end - start));
-        let to = (start + surrogate.len()).min(text.len());
-        text.get(from..to).is_some_and(|window| {
-            window
-                .match_indices(surrogate)
-                .any(|(at, _)| from + at <= start && end <= from + at + surrogate.len())
-        })
+        let surrogate = e.surrogate.as_bytes();
+        surrogate.len() >= end - start
+            && (start.saturating_sub(surrogate.len() - (end - start))..=start)
+                .any(|at| bytes[at..].starts_with(surrogate))
     })
 }
 
