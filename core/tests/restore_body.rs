@@ -342,13 +342,7 @@ fn whole_body_throughput() {
 /// surrogate written there. Plain text, JSON with and without escapes.
 #[test]
 fn a_retired_address_restores_only_its_company_domain() {
-    let index = index_of(
-        &[
-            ("name".into(), "Ugo".into(), "Luca".into()),
-            ("domain".into(), "acme.it".into(), "qzv-corp.it".into()),
-        ],
-        &["Luca.acme.it@qzv-corp.it".into()],
-    );
+    let index = retired_address_index();
     let (got, got_stats) = restore_text(&index, "to Luca.acme.it@qzv-corp.it, Luca");
     assert_eq!(got, "to Luca.acme.it@acme.it, Ugo");
     assert_eq!(got_stats, stats(2, 1));

@@ -395,13 +395,7 @@ proptest! {
 /// body does.
 #[test]
 fn a_retired_address_restores_its_domain_at_every_split() {
-    let index = index_of(
-        &[
-            ("name".into(), "Ugo".into(), "Luca".into()),
-            ("domain".into(), "acme.it".into(), "qzv-corp.it".into()),
-        ],
-        &["Luca.acme.it@qzv-corp.it".into()],
-    );
+    let index = retired_address_index();
     let stream = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"to Luca.acme.it@qzv-corp.it, Luca\"}}]}\n\ndata: [DONE]\n\n";
     for cut in 0..=stream.len() {
         let (out, got) = restore_in_pieces(&index, stream, &[cut]);

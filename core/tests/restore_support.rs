@@ -18,6 +18,20 @@ pub fn fixture(path: &str) -> Vec<u8> {
     std::fs::read(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
+/// SPEC V5's case (seed 003): a name (`Ugo` → `Luca`) and a company domain
+/// (`acme.it` → `qzv-corp.it`) active, and a forgotten address's surrogate
+/// `Luca.acme.it@qzv-corp.it` retired: in a retired address only the
+/// domain's surrogate after its last `@` restores.
+pub fn retired_address_index() -> SnapshotIndex {
+    index_of(
+        &[
+            ("name".into(), "Ugo".into(), "Luca".into()),
+            ("domain".into(), "acme.it".into(), "qzv-corp.it".into()),
+        ],
+        &["Luca.acme.it@qzv-corp.it".into()],
+    )
+}
+
 /// The vault of `answers/vault.json`: (kind, value, surrogate) and retired surrogates.
 pub fn vault() -> (Vec<(String, String, String)>, Vec<String>) {
     let json: serde_json::Value = serde_json::from_slice(&fixture("answers/vault.json")).unwrap();
