@@ -23,6 +23,7 @@
 #   BENCH_ROUNDS      3 (smoke 1)   rounds per latency cell
 #   BENCH_SECONDS     3 (smoke 1)   seconds per wrk run
 #   BENCH_SKIP_ENGINE unset   1: skip the engine harness (native and V8)
+#   LATET_WASM_SIMD   1       0: build the filter and the V8 engine harness without simd128
 #   BENCH_HOLD        unset   1: stop after loading the first vault and keep
 #                             everything running until Ctrl-C (for profiling)
 #   BENCH_STATE_DIR   <target dir>/bench-state   database, logs, results
@@ -277,7 +278,11 @@ if [[ -z "${BENCH_SKIP_ENGINE:-}" ]]; then
   target_dir="$(latet_target_dir)"
   (cd "$LATET_ROOT" && cargo build -q --release --manifest-path "$harness" --target-dir "$target_dir") >&2 ||
     latet_die "engine harness (native) did not build"
-  (cd "$LATET_ROOT" && cargo build -q --release --target wasm32-wasip1 --manifest-path "$harness" --target-dir "$target_dir") >&2 ||
+  # Built as the filter is (plugin/build.sh): simd128 unless LATET_WASM_SIMD=0.
+  simd_flags=""
+  [[ "${LATET_WASM_SIMD:-1}" == 1 ]] && simd_flags="-C target-feature=+simd128"
+  (cd "$LATET_ROOT" && CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="${CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS:-} $simd_flags" \
+    cargo build -q --release --target wasm32-wasip1 --manifest-path "$harness" --target-dir "$target_dir") >&2 ||
     latet_die "engine harness (wasm32-wasip1) did not build"
   export LATET_BENCH_VAULTS="$engine_vaults" LATET_BENCH_MS="$engine_ms"
   "$target_dir/release/latet-engine-harness" >"$results/engine.jsonl" || latet_die "engine harness (native) failed"
