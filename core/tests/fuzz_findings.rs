@@ -3,7 +3,8 @@
 //! detectors, and a fake entries service that gives each new value an inert
 //! surrogate (`Zqv<n>x`) until the request masks. The oracle is the
 //! target's: no vault value is left written (word-bounded) in a masked
-//! text, except inside one of our own surrogates (SECURITY.md R7).
+//! text, except where it shares bytes with one of our own surrogates
+//! (SECURITY.md R7).
 //!
 //! An open finding's test is `#[ignore]`d with its SECURITY.md row; enable it
 //! with the fix (`cargo test -p latet-core --test fuzz_findings -- --ignored`).
@@ -90,29 +91,28 @@ fn mask(index: &mut SnapshotIndex, shape: ApiShape, body: &[u8]) -> Vec<u8> {
     panic!("still asking for entries after 4 rounds");
 }
 
-/// Spans of vault values left written in `text`, outside our surrogates.
+/// Spans of vault values left written in `text`, sharing no byte with our surrogates.
 fn values_left(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
     let mut values = Vec::new();
     index.find_values(text, &mut values);
     values
         .iter()
-        .filter(|m| !inside_a_surrogate(index, text, m.start, m.end))
+        .filter(|m| !overlaps_a_surrogate(index, text, m.start, m.end))
         .map(|m| (m.start, m.end))
         .collect()
 }
 
-/// Whether `start..end` of `text` lies inside an active surrogate written
-/// there, word-bounded or not (a replacement glued to the next one is
-/// still ours). Compared as bytes, so a window that starts inside a
-/// multi-byte character is still looked at: the fuzz oracle's
-/// `latet_fuzz::inside_a_surrogate`, in the same form.
-fn inside_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
+/// Whether `start..end` of `text` shares a byte with an active surrogate
+/// written there: inside one (word-bounded or not), or spelled by the text
+/// beside a replacement with its bytes. Compared as bytes, so a window that
+/// starts inside a multi-byte character is still looked at: the fuzz
+/// oracle's `latet_fuzz::overlaps_a_surrogate`, in the same form.
+fn overlaps_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
     let bytes = text.as_bytes();
     index.entries().any(|e| {
         let surrogate = e.surrogate.as_bytes();
-        surrogate.len() >= end - start
-            && (start.saturating_sub(surrogate.len() - (end - start))..=start)
-                .any(|at| bytes[at..].starts_with(surrogate))
+        (start.saturating_sub(surrogate.len().saturating_sub(1))..end)
+            .any(|at| bytes[at..].starts_with(surrogate))
     })
 }
 
@@ -183,4 +183,28 @@ fn a_surrogate_after_a_multibyte_character_is_ours() {
     ))
     .unwrap();
     assert_fully_masked("mid-character", &body);
+}
+
+/// The fourth `mask_request` long run (2.4M executions): a new address
+/// `i@` + the company domain's surrogate was written, so it became a vault
+/// value; elsewhere the text `%i@` stands before the company domain, which
+/// no detector takes for an address there and which masks to that same
+/// surrogate, so the masked text spells the other entry's value beside a
+/// replacement. Not the person's text left as written: the oracle exempts
+/// values that share bytes with a surrogate written there (SECURITY.md R7).
+#[test]
+fn a_value_spelled_beside_a_replacement_is_ours() {
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/mask_request-value-spelled-beside-domain.txt"
+    ))
+    .unwrap();
+    assert_fully_masked("spelled", &body);
+    // Where the person wrote the address, it is masked (the exemption is
+    // only for the bytes beside a replacement).
+    let mut index = vault();
+    let text = String::from_utf8(mask(&mut index, ApiShape::Text, &body)).unwrap();
+    let written = "Writ \0\0\0i@brightvale.it";
+    assert!(String::from_utf8_lossy(&body).contains(written));
+    assert!(!text.contains(written), "the address is left where written");
 }

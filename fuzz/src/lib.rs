@@ -17,7 +17,7 @@ pub const SALT_HEX: &str = "00112233445566778899aabbccddeeff";
 const ID_KEY: &[u8] = b"latet-fuzz-id-key";
 
 /// The masker's vault: (value, surrogate, kind). No surrogate shares a word
-/// with a value, so a masked text can never spell a value by juxtaposition.
+/// with a value here; values the fuzzer adds can (see [`values_in`]).
 pub const MASK_VAULT: &[(&str, &str, &str)] = &[
     ("Mario Rossi", "Laura Bianchi", "name"),
     ("José García", "Iñigo Pérez", "name"),
@@ -184,30 +184,31 @@ pub fn mask_resolving(
 pub fn values_in(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     index.find_values(text, &mut found);
-    // A value written inside an active surrogate is that surrogate, not the
-    // value: a short phone number can be the start of another number's
-    // surrogate (found by this target; SECURITY.md R7).
-    // The surrogate need not stand on word boundaries: a replacement glued
-    // to the next one ("+39 348 765 4321" then "Zqv8x") is still ours.
+    // A value sharing bytes with an active surrogate written there is not
+    // the person's text left as written: a short phone number can be the
+    // start of another number's surrogate, a replacement can be glued to
+    // the next one, and another entry's value can contain a surrogate that
+    // the text beside it completes (found by this target; SECURITY.md R7).
     found
         .iter()
-        .filter(|m| !inside_a_surrogate(index, text, m.start, m.end))
+        .filter(|m| !overlaps_a_surrogate(index, text, m.start, m.end))
         .map(|m| (m.start, m.end))
         .collect()
 }
 
-/// Whether `start..end` of `text` lies inside an active surrogate written
-/// there (anywhere, word-bounded or not). Compared as bytes: a window that
-/// starts inside a multi-byte character must still be looked at (a `str`
-/// slice there is refused, and the third long run took that for a value
-/// left; SECURITY.md R7).
-pub fn inside_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
+/// Whether `start..end` of `text` shares a byte with an active surrogate
+/// written there (anywhere, word-bounded or not). Such a value is not what
+/// a person wrote left as written: either it lies inside one of our
+/// surrogates, or the person's text beside a replacement spells it with the
+/// replacement's bytes (`…i@` + a domain's surrogate, when another entry's
+/// value is that address; SECURITY.md R7). Compared as bytes: a window
+/// that starts inside a multi-byte character must still be looked at.
+pub fn overlaps_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
     let bytes = text.as_bytes();
     index.entries().any(|e| {
         let surrogate = e.surrogate.as_bytes();
-        surrogate.len() >= end - start
-            && (start.saturating_sub(surrogate.len() - (end - start))..=start)
-                .any(|at| bytes[at..].starts_with(surrogate))
+        (start.saturating_sub(surrogate.len().saturating_sub(1))..end)
+            .any(|at| bytes[at..].starts_with(surrogate))
     })
 }
 
