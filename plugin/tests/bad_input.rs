@@ -701,7 +701,7 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     assert_eq!(current.index().len(), 4);
     let mut behind = new_worker();
     behind
-        .load_snapshot(&serde_json::to_vec(&with_mario).unwrap())
+        .load_snapshot(serde_json::to_vec(&with_mario).unwrap())
         .unwrap();
 
     let mario = vault_entries()[0].clone();
