@@ -300,7 +300,7 @@ impl Poller {
         let Some(bytes) = read_snapshot(host) else {
             return;
         };
-        let outcome = match scrub::scrub_snapshot(&bytes, forgotten) {
+        let outcome = match scrub::scrub_snapshot(bytes, forgotten) {
             Ok(Some(scrubbed)) => host
                 .shared_set(SNAPSHOT_KEY, &scrubbed, None)
                 .map_err(|err| format!("{err:?}")),

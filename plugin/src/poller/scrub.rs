@@ -27,12 +27,14 @@ pub(super) fn scrub_events(events: &mut [Event]) -> HashSet<EntryId> {
 
 /// The shared snapshot without the entries in `forgotten` (every event in
 /// the shared list comes after the snapshot, so each of its forgets
-/// applies), or `None` when it holds none of them.
+/// applies), or `None` when it holds none of them. Frees `bytes` once
+/// parsed: the singleton's wasm memory keeps its peak.
 pub(super) fn scrub_snapshot(
-    bytes: &[u8],
+    bytes: Vec<u8>,
     forgotten: &HashSet<EntryId>,
 ) -> Result<Option<Vec<u8>>, CoreError> {
-    let mut snapshot = parse_snapshot(bytes)?;
+    let mut snapshot = parse_snapshot(&bytes)?;
+    drop(bytes);
     let before = snapshot.entries.len();
     snapshot.entries.retain(|e| !forgotten.contains(&e.id));
     if snapshot.entries.len() == before {
@@ -129,14 +131,14 @@ mod tests {
         };
         let bytes = serde_json::to_vec(&snapshot).unwrap();
         let ids: HashSet<EntryId> = [EntryId([1; 16])].into();
-        let scrubbed = scrub_snapshot(&bytes, &ids).unwrap().unwrap();
+        let scrubbed = scrub_snapshot(bytes.clone(), &ids).unwrap().unwrap();
         let parsed = parse_snapshot(&scrubbed).unwrap();
         assert_eq!(parsed.seq, 7);
         assert_eq!(parsed.generation, 1);
         assert_eq!(parsed.entries, vec![entry(2, "Giulia")]);
         // Nothing to drop: no rewrite.
         let other: HashSet<EntryId> = [EntryId([9; 16])].into();
-        assert_eq!(scrub_snapshot(&bytes, &other).unwrap(), None);
-        assert!(scrub_snapshot(b"{", &ids).is_err());
+        assert_eq!(scrub_snapshot(bytes, &other).unwrap(), None);
+        assert!(scrub_snapshot(b"{".to_vec(), &ids).is_err());
     }
 }
