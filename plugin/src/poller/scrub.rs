@@ -34,14 +34,17 @@ pub(super) fn scrub_snapshot(
     forgotten: &HashSet<EntryId>,
 ) -> Result<Option<Vec<u8>>, CoreError> {
     let mut snapshot = parse_snapshot(&bytes)?;
+    let capacity = bytes.len();
     drop(bytes);
     let before = snapshot.entries.len();
     snapshot.entries.retain(|e| !forgotten.contains(&e.id));
     if snapshot.entries.len() == before {
         return Ok(None);
     }
-    serde_json::to_vec(&snapshot)
-        .map(Some)
+    // Sized once: doubling would hold two large blocks at once.
+    let mut out = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut out, &snapshot)
+        .map(|()| Some(out))
         .map_err(|_| CoreError::Wire("the scrubbed snapshot could not be written".into()))
 }
 
