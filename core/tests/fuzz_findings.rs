@@ -116,6 +116,12 @@ fn overlaps_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: us
     })
 }
 
+/// A crash input kept under `tests/fixtures/fuzz/` (without the shape byte).
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/fuzz/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(path).unwrap()
+}
+
 fn assert_fully_masked(name: &str, body: &[u8]) {
     let mut index = vault();
     let out = mask(&mut index, ApiShape::Text, body);
@@ -162,11 +168,7 @@ fn overlapping_new_values_leave_no_vault_value_verbatim() {
 /// surrogates wherever they stand (SECURITY.md R7).
 #[test]
 fn a_surrogate_glued_to_the_next_replacement_is_ours() {
-    let body = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fuzz/mask_request-phone-overlap.txt"
-    ))
-    .unwrap();
+    let body = fixture("mask_request-phone-overlap.txt");
     assert_fully_masked("glued", &body);
 }
 
@@ -177,11 +179,7 @@ fn a_surrogate_glued_to_the_next_replacement_is_ours() {
 /// The oracle now compares bytes; the masker's output is asserted here.
 #[test]
 fn a_surrogate_after_a_multibyte_character_is_ours() {
-    let body = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fuzz/mask_request-window-mid-character.txt"
-    ))
-    .unwrap();
+    let body = fixture("mask_request-window-mid-character.txt");
     assert_fully_masked("mid-character", &body);
 }
 
@@ -194,11 +192,7 @@ fn a_surrogate_after_a_multibyte_character_is_ours() {
 /// values that share bytes with a surrogate written there (SECURITY.md R7).
 #[test]
 fn a_value_spelled_beside_a_replacement_is_ours() {
-    let body = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fuzz/mask_request-value-spelled-beside-domain.txt"
-    ))
-    .unwrap();
+    let body = fixture("mask_request-value-spelled-beside-domain.txt");
     assert_fully_masked("spelled", &body);
     // Where the person wrote the address, it is masked (the exemption is
     // only for the bytes beside a replacement).
