@@ -11,110 +11,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use latet_core::detect::{DetectorConfig, Detectors};
-use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
-use latet_core::snapshot::SnapshotIndex;
-use latet_core::text::lead_bucket;
-use latet_core::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
-use latet_core::Kind;
+use latet_core::mask::ApiShape;
 
-/// The fuzz targets' masker vault (`fuzz/src/lib.rs`, `MASK_VAULT`).
-const VAULT: &[(&str, &str, &str)] = &[
-    ("Mario Rossi", "Laura Bianchi", "name"),
-    ("José García", "Iñigo Pérez", "name"),
-    (
-        "mario.rossi@acme.it",
-        "laura.bianchi@brightvale.it",
-        "email",
-    ),
-    ("acme.it", "brightvale.it", "domain"),
-    ("+39 347 123 4567", "+39 348 765 4321", "phone"),
-    ("Project \"Blue\" Fox", "Orchid Nine", "codename"),
-    ("DE89370400440532013000", "DE75512108001245126199", "iban"),
-];
-
-fn entry(value: &str, surrogate: &str, kind: Kind, generation: u64) -> Entry {
-    Entry {
-        id: EntryId(entry_id(b"latet-fuzz-id-key", value)),
-        value: value.to_string(),
-        surrogate: surrogate.to_string(),
-        kind,
-        generation,
-    }
-}
-
-fn vault() -> SnapshotIndex {
-    let salt = [0u8; 16];
-    SnapshotIndex::from_snapshot(Snapshot {
-        version: 1,
-        generation: 1,
-        seq: 1,
-        retired_salt: "00".repeat(16),
-        retired: vec![RetiredSurrogate {
-            hash: RetiredHash(retired_hash(&salt, "Carla Verdi")),
-            lead: lead_bucket("Carla Verdi"),
-        }],
-        entries: VAULT
-            .iter()
-            .map(|(v, s, k)| entry(v, s, Kind::parse(k).unwrap_or(Kind::Name), 1))
-            .collect(),
-    })
-    .unwrap()
-}
-
-/// Masks `body` as the fuzz target does: new values get entries from the
-/// fake service, then the request is masked again.
-fn mask(index: &mut SnapshotIndex, shape: ApiShape, body: &[u8]) -> Vec<u8> {
-    let mut masker = Masker::new(Detectors::new(&DetectorConfig::default()).unwrap(), 0);
-    for _ in 0..4 {
-        match masker
-            .mask_request(index, shape, body, MaskOptions::default())
-            .unwrap()
-        {
-            MaskOutcome::Masked { body: out, .. } => return out.unwrap_or_else(|| body.to_vec()),
-            MaskOutcome::NeedEntries { values } => {
-                let first = index.len();
-                let entries = values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        let surrogate = format!("Zqv{}x", first + i);
-                        entry(&v.value, &surrogate, v.kind.clone(), index.generation())
-                    })
-                    .collect();
-                let generation = index.generation();
-                index.add_entries(generation, entries).unwrap();
-            }
-        }
-    }
-    panic!("still asking for entries after 4 rounds");
-}
-
-/// Spans of vault values left written in `text`, sharing no byte with our surrogates.
-fn values_left(index: &SnapshotIndex, text: &str) -> Vec<(usize, usize)> {
-    let mut values = Vec::new();
-    index.find_values(text, &mut values);
-    values
-        .iter()
-        .filter(|m| !overlaps_a_surrogate(index, text, m.start, m.end))
-        .map(|m| (m.start, m.end))
-        .collect()
-}
-
-/// Whether `start..end` of `text` shares a byte with an active surrogate
-/// written there: inside one (word-bounded or not), or spelled by the text
-/// beside a replacement with its bytes. Compared as bytes, so a window that
-/// starts inside a multi-byte character is still looked at: the fuzz
-/// oracle's `latet_fuzz::overlaps_a_surrogate`, in the same form.
-fn overlaps_a_surrogate(index: &SnapshotIndex, text: &str, start: usize, end: usize) -> bool {
-    let bytes = text.as_bytes();
-    index.entries().any(|e| {
-        let surrogate = e.surrogate.as_bytes();
-        (start.saturating_sub(surrogate.len().saturating_sub(1))..end)
-            .any(|at| bytes[at..].starts_with(surrogate))
-    })
-}
+/// The fuzz targets' own vault, fake entries service and oracle (the fuzz
+/// crate is a separate workspace; its library is plain latet-core code), so
+/// the replay is the target's run, not a copy of it. Not every helper is
+/// used here, and its per-execution `Vault` is an enum with the index inline.
+#[allow(dead_code, clippy::large_enum_variant)]
+#[path = "../../fuzz/src/lib.rs"]
+mod latet_fuzz;
 
 /// A crash input kept under `tests/fixtures/fuzz/` (without the shape byte).
 fn fixture(name: &str) -> Vec<u8> {
@@ -122,13 +27,19 @@ fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
-fn assert_fully_masked(name: &str, body: &[u8]) {
-    let mut index = vault();
-    let out = mask(&mut index, ApiShape::Text, body);
-    let text = String::from_utf8(out).unwrap();
-    let left = values_left(&index, &text);
-    // Positions only: never print a value.
+/// Masks `body` as a Text-shape request the way the `mask_request` target
+/// does, asserts no vault value is left, and returns the masked text.
+/// Positions only in the message: never a value.
+fn assert_fully_masked(name: &str, body: &[u8]) -> String {
+    let mut vault = latet_fuzz::Vault::fresh();
+    let mut masker = latet_fuzz::masker(0);
+    let masked = latet_fuzz::mask_resolving(&mut masker, &mut vault, ApiShape::Text, body)
+        .unwrap()
+        .expect("still asking for entries after 4 rounds");
+    let text = String::from_utf8(masked.unwrap_or_else(|| body.to_vec())).unwrap();
+    let left = latet_fuzz::values_in(vault.get(), &text);
     assert!(left.is_empty(), "{name}: vault values left at {left:?}");
+    text
 }
 
 /// The harness itself: a text with values and a new email masks whole.
@@ -193,11 +104,9 @@ fn a_surrogate_after_a_multibyte_character_is_ours() {
 #[test]
 fn a_value_spelled_beside_a_replacement_is_ours() {
     let body = fixture("mask_request-value-spelled-beside-domain.txt");
-    assert_fully_masked("spelled", &body);
+    let text = assert_fully_masked("spelled", &body);
     // Where the person wrote the address, it is masked (the exemption is
     // only for the bytes beside a replacement).
-    let mut index = vault();
-    let text = String::from_utf8(mask(&mut index, ApiShape::Text, &body)).unwrap();
     let written = "Writ \0\0\0i@brightvale.it";
     assert!(String::from_utf8_lossy(&body).contains(written));
     assert!(!text.contains(written), "the address is left where written");
