@@ -16,14 +16,16 @@ pub mod sse;
 use std::sync::Arc;
 
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 
 pub use request_log::RequestLog;
 pub use server::FakeLlm;
 
 /// Serves connections from `listener` until the process ends. Each
-/// connection is HTTP/1.1 with keep-alive, served on its own task.
+/// connection is served on its own task: HTTP/1.1 with keep-alive, or
+/// HTTP/2 with prior knowledge (h2c, told apart by the connection preface).
 pub async fn serve(listener: TcpListener, fake: Arc<FakeLlm>) -> std::io::Result<()> {
     loop {
         let (stream, _) = listener.accept().await?;
@@ -33,7 +35,7 @@ pub async fn serve(listener: TcpListener, fake: Arc<FakeLlm>) -> std::io::Result
         tokio::spawn(async move {
             let service = service_fn(move |request| server::handle(request, Arc::clone(&fake)));
             // A client that goes away mid-answer is not an error worth a line.
-            let _ = hyper::server::conn::http1::Builder::new()
+            let _ = auto::Builder::new(TokioExecutor::new())
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });

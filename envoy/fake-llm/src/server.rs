@@ -4,7 +4,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
@@ -200,43 +200,72 @@ fn respond_json(status: StatusCode, body: &impl std::fmt::Display) -> Answer {
     respond(status, "application/json", body.to_string())
 }
 
-/// Answers one request. Never fails: errors become provider-shaped answers.
-pub async fn handle(request: Request<Incoming>, fake: Arc<FakeLlm>) -> Result<Answer, Infallible> {
-    let log = &fake.log;
-    let (parts, body) = request.into_parts();
-    let body = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return Ok(respond(
-                StatusCode::BAD_REQUEST,
-                "text/plain",
-                "could not read the request body\n",
-            ))
-        }
-    };
-    let path = parts.uri.path();
-    if let Some(answer) = control_route(&parts.method, path, log) {
-        return Ok(answer);
+fn fields(map: &HeaderMap) -> Vec<(String, String)> {
+    map.iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The request as it arrived, before its body: method, path with query,
+/// protocol and headers (an HTTP/2 `:authority` is kept as a header of
+/// that name: the provider sees it too).
+fn arrived(parts: &hyper::http::request::Parts) -> RecordedRequest {
+    let mut headers = Vec::new();
+    if let Some(authority) = parts.uri.authority() {
+        headers.push((":authority".to_owned(), authority.as_str().to_owned()));
     }
-    let seq = log.record(RecordedRequest {
-        method: parts.method.to_string(),
-        path: parts
+    headers.extend(fields(&parts.headers));
+    RecordedRequest::new(
+        parts.method.to_string(),
+        parts
             .uri
             .path_and_query()
             .map(|pq| pq.as_str().to_owned())
-            .unwrap_or_else(|| path.to_owned()),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(name, value)| {
-                (
-                    name.as_str().to_owned(),
-                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
-        body: body.clone(),
-    });
+            .unwrap_or_else(|| parts.uri.path().to_owned()),
+        format!("{:?}", parts.version),
+        headers,
+    )
+}
+
+/// Answers one request. Never fails: errors become provider-shaped answers.
+pub async fn handle(request: Request<Incoming>, fake: Arc<FakeLlm>) -> Result<Answer, Infallible> {
+    let log = &fake.log;
+    let (parts, mut body) = request.into_parts();
+    let path = parts.uri.path();
+    if path.starts_with("/_fake/") {
+        if body.collect().await.is_err() {
+            return Ok(unreadable_body());
+        }
+        return Ok(control_route(&parts.method, path, log));
+    }
+    // Logged from the headers on, the body and trailers added as they come.
+    let recording = log.start(arrived(&parts));
+    let mut whole = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Ok(unreadable_body());
+        };
+        match frame.into_data() {
+            Ok(data) => {
+                recording.body(&data);
+                whole.extend_from_slice(&data);
+            }
+            Err(frame) => {
+                if let Ok(trailers) = frame.into_trailers() {
+                    recording.trailers(fields(&trailers));
+                }
+            }
+        }
+    }
+    recording.complete();
+    let seq = recording.seq;
+    drop(recording);
+    let body = whole.freeze();
     let Some(api) = Api::from_path(path).filter(|_| parts.method == Method::POST) else {
         return Ok(respond(
             StatusCode::NOT_FOUND,
@@ -253,9 +282,17 @@ pub async fn handle(request: Request<Incoming>, fake: Arc<FakeLlm>) -> Result<An
     ))
 }
 
+fn unreadable_body() -> Answer {
+    respond(
+        StatusCode::BAD_REQUEST,
+        "text/plain",
+        "could not read the request body\n",
+    )
+}
+
 /// The fake LLM's own routes under `/_fake/`.
-fn control_route(method: &Method, path: &str, log: &RequestLog) -> Option<Answer> {
-    let answer = match (method, path) {
+fn control_route(method: &Method, path: &str, log: &RequestLog) -> Answer {
+    match (method, path) {
         (&Method::GET, "/_fake/health") => respond(StatusCode::OK, "text/plain", "ok\n"),
         (&Method::GET, "/_fake/requests/last") => match log.last() {
             Some(last) => {
@@ -272,16 +309,16 @@ fn control_route(method: &Method, path: &str, log: &RequestLog) -> Option<Answer
             None => respond(StatusCode::NOT_FOUND, "text/plain", "no request yet\n"),
         },
         (&Method::GET, "/_fake/requests") => respond_json(StatusCode::OK, &log.to_json()),
+        (&Method::GET, "/_fake/requests/in-flight") => respond_json(
+            StatusCode::OK,
+            &serde_json::json!({"in_flight": log.in_flight()}),
+        ),
         (&Method::DELETE, "/_fake/requests") => {
             log.clear();
             respond(StatusCode::NO_CONTENT, "text/plain", Bytes::new())
         }
-        _ if path.starts_with("/_fake/") => {
-            respond(StatusCode::NOT_FOUND, "text/plain", "no such route\n")
-        }
-        _ => return None,
-    };
-    Some(answer)
+        _ => respond(StatusCode::NOT_FOUND, "text/plain", "no such route\n"),
+    }
 }
 
 fn unix_now() -> u64 {
