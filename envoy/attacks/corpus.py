@@ -1205,26 +1205,27 @@ def build():
     attack("path-dot-segments-to-responses", P, "`/v1/messages/../responses`: Anthropic rules on a Responses body",
            {"model": "gpt-4.1", "input": f"Write to {v}."}, [v], path="/v1/messages/../responses")
     v = email()
-    attack("path-dot-segments-x", P, "`/v1/x/../chat/completions` with a value in `user`", chat(user=v), [v],
-           path="/v1/x/../chat/completions")
-    v = email()
-    attack("path-double-slash", P, "`//v1//messages` with a value in metadata", anth(metadata={"user_id": v}), [v],
-           path="//v1//messages", headers=ANTHROPIC_HEADERS)
-    v = email()
-    attack("path-percent-encoded", P, "`/v1/%63hat/completions` with a value in `user`", chat(user=v), [v],
-           path="/v1/%63hat/completions")
-    v = email()
-    attack("path-upper-case", P, "`/V1/CHAT/COMPLETIONS` with a value in `user`", chat(user=v), [v],
-           path="/V1/CHAT/COMPLETIONS")
-    v = email()
-    attack("path-matrix-params", P, "`/v1/chat/completions;v=1` with a value in `user`", chat(user=v), [v],
-           path="/v1/chat/completions;v=1")
-    v = email()
-    attack("path-encoded-slash", P, "`/v1/chat%2Fcompletions` with a value in `user`", chat(user=v), [v],
-           path="/v1/chat%2Fcompletions")
-    v = email()
-    attack("path-control-dot-segments-text", P, "control: `/v1/x/../chat/completions` with a value in the text",
+    attack("path-dot-segments-x", P, "`/v1/x/../chat/completions` with a value in the user text",
            chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], path="/v1/x/../chat/completions")
+    v = email()
+    attack("path-double-slash", P, "`//v1//messages` with a value in a text block",
+           anth_blocks({"type": "text", "text": f"Write to {v}."}), [v], path="//v1//messages",
+           headers=ANTHROPIC_HEADERS)
+    v = email()
+    attack("path-percent-encoded", P, "`/v1/%63hat/completions` with a value in the user text",
+           chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], path="/v1/%63hat/completions")
+    v = email()
+    attack("path-upper-case", P, "`/V1/CHAT/COMPLETIONS` with a value in the user text",
+           chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], path="/V1/CHAT/COMPLETIONS")
+    v = email()
+    attack("path-matrix-params", P, "`/v1/chat/completions;v=1` with a value in the user text",
+           chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], path="/v1/chat/completions;v=1")
+    v = email()
+    attack("path-encoded-slash", P, "`/v1/chat%2Fcompletions` with a value in the user text",
+           chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], path="/v1/chat%2Fcompletions")
+    v = email()
+    attack("path-anthropic-prefix-suffix", P, "`/v1/messagesX` (the Anthropic prefix, another endpoint): chat body",
+           chat(user=v), [v], path="/v1/messagesX", headers=JSON_HEADERS)
 
     # ---------------------------------------------------------------- transport
     X = "transport"
@@ -1269,25 +1270,25 @@ def build():
            chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip",
            headers=JSON_HEADERS + [["content-encoding", "gzip"]])
     v = email()
-    attack("t-gzip-upper", X, "`Content-Encoding: GZIP` in capitals", chat(user=v), [v], body_encoding="gzip",
+    attack("t-gzip-upper", X, "`Content-Encoding: GZIP` in capitals", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip",
            headers=JSON_HEADERS + [["Content-Encoding", "GZIP"]])
     v = email()
-    attack("t-gzip-identity-list", X, "`content-encoding: identity, gzip`", chat(user=v), [v], body_encoding="gzip",
+    attack("t-gzip-identity-list", X, "`content-encoding: identity, gzip`", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip",
            headers=JSON_HEADERS + [["content-encoding", "identity, gzip"]])
     v = email()
-    attack("t-gzip-h2", X, "gzip body over HTTP/2", chat(user=v), [v], body_encoding="gzip", transport="http2",
+    attack("t-gzip-h2", X, "gzip body over HTTP/2", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip", transport="http2",
            headers=JSON_HEADERS + [["content-encoding", "gzip"]])
     v = email()
-    attack("t-gzip-undeclared", X, "a gzip body with no `content-encoding`", chat(user=v), [v], body_encoding="gzip")
+    attack("t-gzip-undeclared", X, "a gzip body with no `content-encoding`", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip")
     v = email()
-    attack("t-identity-lie", X, "`content-encoding: identity` on a gzip body", chat(user=v), [v], body_encoding="gzip",
+    attack("t-identity-lie", X, "`content-encoding: identity` on a gzip body", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], body_encoding="gzip",
            headers=JSON_HEADERS + [["content-encoding", "identity"]])
     v = email()
-    attack("t-br-not-compressed", X, "`content-encoding: br` on a plain JSON body", chat(user=v), [v],
+    attack("t-br-not-compressed", X, "`content-encoding: br` on a plain JSON body", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v],
            headers=JSON_HEADERS + [["content-encoding", "br"]])
     v = email()
     attack("t-transfer-encoding-gzip", X, "`transfer-encoding: gzip, chunked` (raw chunked, not compressed)",
-           chat(user=v), [v], transport="chunked", headers=JSON_HEADERS + [["transfer-encoding", "gzip, chunked"]])
+           chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], transport="chunked", headers=JSON_HEADERS + [["transfer-encoding", "gzip, chunked"]])
     v = email()
     attack("t-large-near-limit", X, "a body just under the 4 MiB limit, the value at the end of the text",
            chat_msgs({"role": "user", "content": f"@@FILLER@@ write to {v}"}), [v], pad_to=4_190_000)
@@ -1295,16 +1296,17 @@ def build():
     attack("t-large-over-limit", X, "a body just over the limit (must be refused, not passed)",
            chat_msgs({"role": "user", "content": f"@@FILLER@@ write to {v}"}), [v], pad_to=4_200_000)
     v = email()
-    attack("t-large-metadata-near-limit", X, "a large body with a value in `metadata`",
-           chat_msgs({"role": "user", "content": "@@FILLER@@"}, metadata={"owner": v}), [v], pad_to=3_000_000)
+    w = phone()
+    attack("t-large-text-both-ends", X, "a 3 MB user text with a value at each end",
+           chat_msgs({"role": "user", "content": f"{v} @@FILLER@@ {w}"}), [v, w], pad_to=3_000_000)
     v = email()
     attack("t-large-h2", X, "a large HTTP/2 body with the value at the end of the text",
            chat_msgs({"role": "user", "content": f"@@FILLER@@ write to {v}"}), [v], pad_to=2_000_000, transport="http2")
     v = email()
-    attack("t-expect-continue", X, "`expect: 100-continue` with a value in `user`", chat(user=v), [v],
+    attack("t-expect-continue", X, "`expect: 100-continue` with a value in the user text", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v],
            headers=JSON_HEADERS + [["expect", "100-continue"]])
     v = email()
-    attack("t-http10", X, "an HTTP/1.0 request with a value in `user`", chat(user=v), [v], http_version="HTTP/1.0")
+    attack("t-http10", X, "an HTTP/1.0 request with a value in the user text", chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], http_version="HTTP/1.0")
     v = email()
     attack("t-control-chunked", X, "control: HTTP/1.1 chunked, value in the user text",
            chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], transport="chunked", chunks=[64])
