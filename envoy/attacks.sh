@@ -6,11 +6,13 @@
 # and stops everything.
 #
 # Prints one line per leaking attack (id, category, where: never the value),
-# per-category counts, then `N attacks held, M leaked`. Exits 1 on any leak
-# or any value in a log, unless --report.
+# per-category counts, then `N attacks held, M leaked`. Exits 1 on a leak
+# whose id envoy/attacks/known-leaks.txt does not list (the masker's to-do,
+# to be emptied) or on any value in a log, unless --report.
 #
-# usage: envoy/attacks.sh [--report] [--json FILE] [--only ID[,ID...]]
-#   --report     measure only: never fail on a leak (LATET_ATTACKS_REPORT=1)
+# usage: envoy/attacks.sh [--report] [--all-leaks] [--json FILE] [--only ID[,ID...]]
+#   --report     measure only: never fail (LATET_ATTACKS_REPORT=1)
+#   --all-leaks  ignore known-leaks.txt: fail on any leak
 #   --json FILE  also write every attack's result to FILE (JSON)
 #   --only IDS   run only the attacks whose id starts with one of IDS
 # LATET_ATTACKS_KEEP=1 keeps the state directory (logs, rendered config).
@@ -19,14 +21,16 @@ LATET_LOG_TAG=attacks
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 report=0
+known="$LATET_ENVOY_DIR/attacks/known-leaks.txt"
 json_out=""
 only=""
 while (($#)); do
   case "$1" in
     --report) report=1 ;;
+    --all-leaks) known="" ;;
     --json) json_out="$(realpath -m "${2:?--json needs a file}")"; shift ;;
     --only) only="${2:?--only needs ids}"; shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) latet_die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -92,11 +96,16 @@ export LATET_ATTACKS_FAKE="http://127.0.0.1:$LATET_FAKE_LLM_PORT"
 export LATET_ATTACKS_LOGS="$state/logs"
 export LATET_ATTACKS_REPORT="$report"
 export LATET_ATTACKS_ONLY="$only"
+if [[ -n "$known" && -f "$known" ]]; then
+  export LATET_ATTACKS_KNOWN="$known"
+else
+  export LATET_ATTACKS_KNOWN=""
+fi
 [[ -z "$json_out" ]] || export LATET_ATTACKS_JSON="$json_out"
 
 t2=$SECONDS
 status=0
-(cd "$LATET_ROOT" && cargo test -q -p latet-fake-llm --test attacks -- --ignored --nocapture --test-threads 1) || status=$?
+(cd "$LATET_ROOT" && cargo test -q -p latet-fake-llm --test attacks -- --ignored --nocapture --test-threads 1) || status=1
 latet_log "attacks ran in $((SECONDS - t2)) s"
 
 # Every e-mail of the corpus is at an atk-corp domain and every secret

@@ -1071,14 +1071,16 @@ def build():
     attack("text-csv", T, "a CSV body", f"name,iban\nclient,{v}\n", [v], path="/v1/uploads",
            headers=[["content-type", "text/csv"]])
     v = email()
-    attack("text-utf16", T, "a JSON body in UTF-16LE with a BOM",
+    attack("text-utf16", T, "a JSON body in UTF-16LE with a BOM, an e-mail in the user text",
            None, [v], headers=[["content-type", "application/json; charset=utf-16"]],
-           body_base64=base64.b64encode(("\ufeff" + raw(chat(user=v))).encode("utf-16-le")).decode())
+           body_base64=base64.b64encode(("\ufeff" + raw(chat_msgs(
+               {"role": "user", "content": f"Write to {v}."}))).encode("utf-16-le")).decode())
     v = email()
-    attack("text-latin1", T, "a latin-1 (not UTF-8) JSON body with an e-mail",
+    attack("text-latin1", T, "a latin-1 (not UTF-8) JSON body, an e-mail in the user text",
            None, [v], path="/v1/chat/completions",
            headers=[["content-type", "application/json; charset=iso-8859-1"]],
-           body_base64=base64.b64encode(raw(chat(user=f"Andr\u00e9 {v}")).encode("latin-1")).decode())
+           body_base64=base64.b64encode(json.dumps(chat_msgs(
+               {"role": "user", "content": f"Andr\u00e9 writes to {v}."}), ensure_ascii=False).encode("latin-1")).decode())
     v = email()
     attack("text-get-with-body", T, "a GET with a text body", f"mail {v}", [v], method="GET", path="/v1/models",
            headers=[["content-type", "text/plain"]])
@@ -1140,6 +1142,9 @@ def build():
     v = ipv4()
     attack("hdr-control-host", H, "control: `host` holding an IP (rewritten by the route)", chat(), [v],
            headers=JSON_HEADERS + [["host", v]])
+    v = email()
+    attack("hdr-on-refused-body", H, "a header value on a request the filter refuses (1 MB body, not JSON)",
+           "@@FILLER@@ not json", [v], headers=JSON_HEADERS + [["x-user-email", v]], pad_to=1_000_000)
     v = email()
     attack("hdr-h2", H, "a custom header over HTTP/2", chat(), [v], headers=JSON_HEADERS + [["x-user-email", v]],
            transport="http2")

@@ -117,7 +117,10 @@ impl Attack {
             .get("pad_to")
             .and_then(Value::as_u64)
             .map(|n| n as usize);
-        let mut body = match (entry.get("body"), text("body_base64")) {
+        let mut body = match (
+            entry.get("body").filter(|b| !b.is_null()),
+            text("body_base64"),
+        ) {
             (Some(Value::String(s)), None) => padded(s.clone(), pad_to, &id)?.into_bytes(),
             (Some(json), None) => padded(json.to_string(), pad_to, &id)?.into_bytes(),
             (None, Some(encoded)) => base64::engine::general_purpose::STANDARD
