@@ -10,17 +10,19 @@
 # whose id envoy/attacks/known-leaks.txt does not list (the masker's to-do,
 # to be emptied) or on any value in a log, unless --report.
 #
-# usage: envoy/attacks.sh [--report] [--all-leaks] [--json FILE] [--only ID[,ID...]]
-#   --report     measure only: never fail (LATET_ATTACKS_REPORT=1)
-#   --all-leaks  ignore known-leaks.txt: fail on any leak
-#   --json FILE  also write every attack's result to FILE (JSON)
-#   --only IDS   run only the attacks whose id starts with one of IDS
+# usage: envoy/attacks.sh [--report] [--all-leaks] [--update-known] [--json FILE] [--only ID[,ID...]]
+#   --report        measure only: never fail (LATET_ATTACKS_REPORT=1)
+#   --all-leaks     ignore known-leaks.txt: fail on any leak
+#   --update-known  measure, then rewrite known-leaks.txt from this run's leaks
+#   --json FILE     also write every attack's result to FILE (JSON)
+#   --only IDS      run only the attacks whose id starts with one of IDS
 # LATET_ATTACKS_KEEP=1 keeps the state directory (logs, rendered config).
 set -euo pipefail
 LATET_LOG_TAG=attacks
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 report=0
+update_known=0
 known="$LATET_ENVOY_DIR/attacks/known-leaks.txt"
 json_out=""
 only=""
@@ -28,9 +30,10 @@ while (($#)); do
   case "$1" in
     --report) report=1 ;;
     --all-leaks) known="" ;;
+    --update-known) update_known=1; report=1 ;;
     --json) json_out="$(realpath -m "${2:?--json needs a file}")"; shift ;;
     --only) only="${2:?--only needs ids}"; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
     *) latet_die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -101,12 +104,19 @@ if [[ -n "$known" && -f "$known" ]]; then
 else
   export LATET_ATTACKS_KNOWN=""
 fi
+if ((update_known)); then
+  [[ -z "$only" ]] || latet_die "--update-known needs the whole corpus (no --only)"
+  [[ -n "$json_out" ]] || json_out="$state/results.json"
+fi
 [[ -z "$json_out" ]] || export LATET_ATTACKS_JSON="$json_out"
 
 t2=$SECONDS
 status=0
 (cd "$LATET_ROOT" && cargo test -q -p latet-fake-llm --test attacks -- --ignored --nocapture --test-threads 1) || status=1
 latet_log "attacks ran in $((SECONDS - t2)) s"
+if ((update_known)) && ((status == 0)); then
+  python3 "$LATET_ENVOY_DIR/attacks/known_leaks.py" "$json_out" "$LATET_ENVOY_DIR/attacks/known-leaks.txt"
+fi
 
 # Every e-mail of the corpus is at an atk-corp domain and every secret
 # holds AtkCorp (the runner also searched the logs for every value itself).

@@ -546,6 +546,17 @@ def build():
     attack("chat-audio-voice", C, "`audio.voice` and `modalities` carry a value",
            chat(modalities=["text", "audio"], audio={"voice": v, "format": "wav"}), [v])
 
+    v = email()
+    attack("chat-content-object", C, "a message `content` that is an object, not a string or parts",
+           chat_msgs({"role": "user", "content": {"type": "text", "text": f"Write to {v}."}}), [v])
+    v = email()
+    attack("chat-arguments-object", C, "tool-call `arguments` as a JSON object instead of JSON text",
+           chat_msgs({"role": "user", "content": "Send it."},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": "call_4", "type": "function", "function": {"name": "send", "arguments": {"to": v}}}]},
+                     {"role": "tool", "tool_call_id": "call_4", "content": "sent"},
+                     {"role": "user", "content": CLEAN}), [v])
+
     # ---------------------------------------------------------------- OpenAI Responses
     R = "openai-responses"
     v = email()
@@ -730,6 +741,15 @@ def build():
     v = card()
     body = raw(resp()).rstrip("}") + ',"max_output_tokens":256,"x_account":' + v + "}"
     attack("resp-number-card", R, "a card number as a JSON number in an unknown field", body, [v])
+
+    v = email()
+    attack("resp-function-call-output-object", R, "a `function_call_output.output` that is an object",
+           resp_items({"type": "function_call", "call_id": "c4", "name": "lookup", "arguments": "{}"},
+                      {"type": "function_call_output", "call_id": "c4", "output": {"owner": v}}), [v])
+    v = email()
+    attack("resp-function-call-arguments-object", R, "`function_call.arguments` as a JSON object",
+           resp_items({"type": "function_call", "call_id": "c5", "name": "send", "arguments": {"to": v}},
+                      {"type": "function_call_output", "call_id": "c5", "output": "sent"}), [v])
 
     # ---------------------------------------------------------------- Anthropic Messages
     A = "anthropic-messages"
@@ -959,6 +979,20 @@ def build():
     attack("anth-control-count-tokens-text", A, "control: `/v1/messages/count_tokens` with a value in the text",
            {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": f"Write to {v}."}]}, [v],
            path="/v1/messages/count_tokens")
+
+    v = email()
+    attack("anth-tool-result-nested-tool-use", A, "a `tool_use` block inside a `tool_result`, the value in its input",
+           anth_tool_result([{"type": "tool_use", "id": "toolu_n", "name": "crm", "input": {"q": v}}]), [v])
+    v = email()
+    attack("anth-tool-result-nested-tool-result", A, "a `tool_result` inside a `tool_result`",
+           anth_tool_result([{"type": "tool_result", "tool_use_id": "toolu_m", "content": f"owner {v}"}]), [v])
+    v = email()
+    attack("anth-tool-result-document-content", A, "a `document` with a `content` source inside a `tool_result`",
+           anth_tool_result([{"type": "document", "source": {"type": "content", "content": [
+               {"type": "text", "text": f"memo for {v}"}]}}]), [v])
+    v = email()
+    attack("anth-tool-result-unknown-block", A, "a block of an unknown type inside a `tool_result`",
+           anth_tool_result([{"type": "x_row", "row": {"email": v}}]), [v])
 
     # ---------------------------------------------------------------- generic JSON
     G = "generic-json"
