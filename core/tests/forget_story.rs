@@ -8,7 +8,8 @@
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::{self};
 use latet_core::restore::{restore_body, SseRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::surrogate;
@@ -50,7 +51,7 @@ fn mask(masker: &mut Masker, index: &mut SnapshotIndex, body: &[u8]) -> (String,
     let mut asked = false;
     for _ in 0..2 {
         match masker
-            .mask_request(index, ApiShape::OpenAiChat, body, MaskOptions::default())
+            .mask_request(index, provider::OPENAI_CHAT, body, MaskOptions::default())
             .unwrap()
         {
             MaskOutcome::Masked { body: masked, .. } => {

@@ -11,7 +11,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use latet_core::mask::ApiShape;
+use latet_core::provider::{self};
 
 /// The fuzz targets' own vault, fake entries service and oracle (the fuzz
 /// crate is a separate workspace; its library is plain latet-core code), so
@@ -33,7 +33,7 @@ fn fixture(name: &str) -> Vec<u8> {
 fn assert_fully_masked(name: &str, body: &[u8]) -> String {
     let mut vault = latet_fuzz::Vault::fresh();
     let mut masker = latet_fuzz::masker(0);
-    let masked = latet_fuzz::mask_resolving(&mut masker, &mut vault, ApiShape::Text, body)
+    let masked = latet_fuzz::mask_resolving(&mut masker, &mut vault, provider::PLAIN_TEXT, body)
         .unwrap()
         .expect("still asking for entries after 4 rounds");
     let text = String::from_utf8(masked.unwrap_or_else(|| body.to_vec())).unwrap();

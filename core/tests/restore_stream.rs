@@ -407,3 +407,31 @@ fn a_retired_address_restores_its_domain_at_every_split() {
         assert_eq!((got.restored, got.declined_retired), (2, 1), "cut at {cut}");
     }
 }
+
+/// Each stream restores the same whatever provider its request's path
+/// chose: events a provider does not read are read as any known one's
+/// (an OpenAI-compatible server behind another path, a proxy), so a
+/// surrogate split across deltas is still restored. Split at every byte.
+#[test]
+fn a_stream_restores_the_same_under_any_provider() {
+    use latet_core::provider::REGISTRY;
+    let index = vault_index();
+    for path in STREAMS {
+        let stream = fixture(path);
+        let (whole, _) = restore_whole_stream(&index, &stream);
+        for provider in REGISTRY {
+            for cut in 0..=stream.len() {
+                let mut restorer = SseRestorer::for_provider(*provider);
+                let mut out = Vec::new();
+                restorer.push(&index, &stream[..cut], &mut out);
+                restorer.push(&index, &stream[cut..], &mut out);
+                restorer.finish(&index, &mut out);
+                assert!(
+                    out == whole,
+                    "{path} under {}: split at byte {cut} differs",
+                    provider.name()
+                );
+            }
+        }
+    }
+}

@@ -14,7 +14,8 @@ use crate::metrics::Metric;
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
 use crate::worker::Worker;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, MaskStats};
+use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats};
+use latet_core::provider::ProviderRef;
 use latet_core::restore::{restore_body, RestoreStats, SseRestorer};
 use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
 use latet_core::CoreError;
@@ -53,18 +54,19 @@ pub struct Exchange {
     worker: Rc<Worker>,
     request: RequestPhase,
     response: ResponseMode,
-    shape: ApiShape,
+    provider: ProviderRef,
     entries_callouts: u8,
 }
 
 impl Exchange {
     pub fn new(worker: Rc<Worker>) -> Self {
-        let shape = worker.config.default_shape.api_shape();
+        // Until the headers name a path: the every-string fallback.
+        let provider = latet_core::provider::GENERIC_JSON;
         Exchange {
             worker,
             request: RequestPhase::Headers,
             response: ResponseMode::PassThrough,
-            shape,
+            provider,
             entries_callouts: 0,
         }
     }
@@ -76,9 +78,10 @@ impl Exchange {
 
     fn refuse(&mut self, host: &dyn Host, refusal: Refusal) -> Flow {
         let metric = match refusal {
-            Refusal::BodyTooLarge | Refusal::EncodedBody | Refusal::BadBody => {
-                Metric::RequestsRefused
-            }
+            Refusal::BodyTooLarge
+            | Refusal::EncodedBody
+            | Refusal::BadBody
+            | Refusal::ValueInSignedField => Metric::RequestsRefused,
             _ => Metric::FailReject,
         };
         self.worker.metrics.add(host, metric, 1);
@@ -109,7 +112,7 @@ impl Exchange {
         host.remove_request_header("content-length");
         host.remove_request_header("accept-encoding");
         let path = host.request_header(":path").unwrap_or_default();
-        self.shape = self.worker.config.shape_for(&path).api_shape();
+        self.provider = self.worker.config.provider_for(&path);
         self.request = if end_of_stream {
             RequestPhase::Forwarded
         } else {
@@ -148,7 +151,7 @@ impl Exchange {
     /// `resuming`: the request is paused and must be resumed to go on.
     fn mask_and_go(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
         let outcome = self.worker.vault.borrow_mut().mask(
-            self.shape,
+            self.provider,
             &body,
             MaskOptions { redact_new: false },
         );
@@ -162,7 +165,11 @@ impl Exchange {
             }
             Err(err) => {
                 host.log(Level::Warn, &format!("latet: body not masked: {err}"));
-                self.refuse(host, Refusal::BadBody)
+                let refusal = match err {
+                    CoreError::ValueInSignedField { .. } => Refusal::ValueInSignedField,
+                    _ => Refusal::BadBody,
+                };
+                self.refuse(host, refusal)
             }
         }
     }
@@ -298,7 +305,7 @@ impl Exchange {
             return self.refuse(host, Refusal::EntriesUnavailable);
         }
         let outcome = self.worker.vault.borrow_mut().mask(
-            self.shape,
+            self.provider,
             &body,
             MaskOptions { redact_new: true },
         );
@@ -312,6 +319,9 @@ impl Exchange {
             }
             // Redacting never needs entries; refuse rather than forward.
             Ok(MaskOutcome::NeedEntries { .. }) => self.refuse(host, Refusal::EntriesUnavailable),
+            Err(CoreError::ValueInSignedField { .. }) => {
+                self.refuse(host, Refusal::ValueInSignedField)
+            }
             Err(_) => self.refuse(host, Refusal::BadBody),
         }
     }
@@ -347,7 +357,7 @@ impl Exchange {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if content_type.starts_with("text/event-stream") {
-            self.response = ResponseMode::Stream(SseRestorer::new());
+            self.response = ResponseMode::Stream(SseRestorer::for_provider(self.provider));
         } else if content_type.is_empty()
             || content_type.contains("json")
             || content_type.starts_with("text/")

@@ -9,7 +9,8 @@
 use crate::host::Host;
 use crate::shared::{read_events, read_snapshot, read_state};
 use latet_core::detect::Detectors;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::ProviderRef;
 use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
 use latet_core::wire::{parse_snapshot, EntriesResponse, Event};
 use latet_core::CoreError;
@@ -68,11 +69,12 @@ impl WorkerVault {
     /// Masks a request body.
     pub fn mask(
         &mut self,
-        shape: ApiShape,
+        provider: ProviderRef,
         body: &[u8],
         options: MaskOptions,
     ) -> Result<MaskOutcome, CoreError> {
-        self.masker.mask_request(&self.index, shape, body, options)
+        self.masker
+            .mask_request(&self.index, provider, body, options)
     }
 
     /// Applies one feed event. THE erasure routine: the index drops the

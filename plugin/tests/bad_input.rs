@@ -577,7 +577,7 @@ fn configuration_errors_never_quote_the_token() {
         format!(r#"{{"controlCluster":"ctl","gatewayToken":"{TOKEN} x"}}"#),
         format!(r#"{{"controlCluster":"ctl","gatewayToken":"{TOKEN}","tickMs":"{TOKEN}"}}"#),
         format!(
-            r#"{{"controlCluster":"ctl","gatewayToken":"{TOKEN}","routes":[{{"pathPrefix":"{TOKEN}","shape":"json"}}]}}"#
+            r#"{{"controlCluster":"ctl","gatewayToken":"{TOKEN}","routes":[{{"path":"{TOKEN}","provider":"json"}}]}}"#
         ),
         format!(r#"{{"controlCluster":"ctl","gatewayToken":["{TOKEN}"]}}"#),
         format!(r#"{{"controlCluster":"ctl","gatewayToken":"{TOKEN}"#),
@@ -599,7 +599,7 @@ fn configuration_errors_never_quote_the_token() {
 
 /// Finding C1 (fixed): serde's "unknown variant" message quotes the value
 /// written in an enum field, so a token pasted into `failureMode`,
-/// `defaultShape` or a route's `shape` would be printed in Envoy's log.
+/// `defaultProvider` or a route's `provider` would be printed in Envoy's log.
 /// The error names the field and the allowed values instead.
 #[test]
 fn an_unknown_variant_error_does_not_quote_the_value() {
@@ -610,14 +610,19 @@ fn an_unknown_variant_error_does_not_quote_the_value() {
             "`reject` or `redact`",
         ),
         (
-            format!(r#""defaultShape":"{TOKEN}""#),
-            "defaultShape",
-            "`openai-chat`",
+            format!(r#""defaultProvider":"{TOKEN}""#),
+            "defaultProvider",
+            "openai-chat",
         ),
         (
-            format!(r#""routes":[{{"pathPrefix":"/v1","shape":"{TOKEN}"}}]"#),
-            "routes[0].shape",
-            "`anthropic-messages`",
+            format!(r#""routes":[{{"path":"/v1","provider":"{TOKEN}"}}]"#),
+            "routes[0].provider",
+            "anthropic-messages",
+        ),
+        (
+            format!(r#""routes":[{{"path":"/{TOKEN}?","provider":"json"}}]"#),
+            "routes[0].path",
+            "query",
         ),
         // The quoted value itself holds serde's separator.
         (

@@ -58,7 +58,7 @@ fn headers_lose_content_length_and_accept_encoding() {
         host.request_header("content-type").as_deref(),
         Some("application/json")
     );
-    assert_eq!(ex.shape, ApiShape::OpenAiChat);
+    assert_eq!(ex.provider.name(), "openai-chat");
 }
 
 /// (extra config, headers, body, vault published?, status, error type)
