@@ -1,6 +1,6 @@
-//! The forget story at engine level (SPEC F5–F7, V4–V6): mask, forget, mask
-//! again, restore — with surrogates derived the way the control service
-//! derives them. What the gateway must guarantee after a forget: the memo
+//! The forget story at engine level (rules F5–F7 and V4–V6,
+//! docs/product-rules.md): mask, forget, mask again, restore — with
+//! surrogates derived the way the control service derives them. What the gateway must guarantee after a forget: the memo
 //! never serves the old surrogate, masking asks for a new entry, the new
 //! surrogate differs from the old, and restore declines the old one.
 

@@ -1,7 +1,8 @@
-//! Inputs found by the long fuzz runs (`fuzz/`, issue 8), replayed the way
-//! the `mask_request` target runs them: the fuzz vault, the default
-//! detectors, and a fake entries service that gives each new value an inert
-//! surrogate (`Zqv<n>x`) until the request masks. The oracle is the
+//! Inputs found by the long fuzz runs (`fuzz/`), each kept as a test (rule
+//! H2, docs/product-rules.md#h2), replayed the way the `mask_request`
+//! target runs them: the fuzz vault, the default detectors, and a fake
+//! entries service that gives each new value an inert surrogate
+//! (`Zqv<n>x`) until the request masks. The oracle is the
 //! target's: no vault value is left written (word-bounded) in a masked
 //! text, except where it shares bytes with one of our own surrogates
 //! (SECURITY.md R7).

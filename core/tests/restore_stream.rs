@@ -87,7 +87,8 @@ fn each_stream_restores_its_slots() {
             // content_part.done and output_item.done (4 each),
             // function_call_arguments.done and output_item.done (2 each),
             // response.completed (4 + 2). Retired: ana.lopez@… in 5 texts,
-            // its company domain restored in each (SPEC V5).
+            // its company domain restored in each (rule V5,
+            // docs/product-rules.md#v5).
             RestoreStats {
                 restored: 33,
                 declined_retired: 5,
@@ -390,9 +391,9 @@ proptest! {
     }
 }
 
-/// SPEC V5 (seed 003): in a stream cut anywhere, a retired address keeps
-/// its local part and restores its company domain's surrogate, as the whole
-/// body does.
+/// Rule V5 (docs/product-rules.md#v5): in a stream cut anywhere, a retired
+/// address keeps its local part and restores its company domain's
+/// surrogate, as the whole body does.
 #[test]
 fn a_retired_address_restores_its_domain_at_every_split() {
     let index = retired_address_index();
