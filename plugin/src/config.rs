@@ -65,6 +65,18 @@ pub struct RouteConfig {
     shape: Option<serde_json::Value>,
 }
 
+/// What to do with a value found in a request header's value (a value in
+/// a header *name* always refuses the request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeaderFindings {
+    /// Replace it by its surrogate (percent-encoded in the path and query).
+    #[default]
+    Mask,
+    /// Refuse the request (422 `latet_value_in_header`).
+    Refuse,
+}
+
 /// What to do when the control service cannot give entries for new values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -118,6 +130,9 @@ struct RawConfig {
     /// Failure mode.
     #[serde(default)]
     failure_mode: FailureMode,
+    /// What a value in a header, the path or the query does.
+    #[serde(default)]
+    header_findings: HeaderFindings,
     /// Feed silence after which answers are not restored.
     #[serde(default = "defaults::restore_max_staleness_ms")]
     restore_max_staleness_ms: u64,
@@ -182,6 +197,7 @@ pub struct FilterConfig {
     pub routes: RouteTable,
     pub detectors: DetectorConfig,
     pub failure_mode: FailureMode,
+    pub header_findings: HeaderFindings,
     pub restore_max_staleness_ms: u64,
     pub memo_capacity_bytes: usize,
     pub tick: Duration,
@@ -364,6 +380,7 @@ fn validate(
         routes,
         detectors: raw.detectors,
         failure_mode: raw.failure_mode,
+        header_findings: raw.header_findings,
         restore_max_staleness_ms: raw.restore_max_staleness_ms,
         memo_capacity_bytes: raw.memo_capacity_bytes,
         tick: Duration::from_millis(raw.tick_ms),

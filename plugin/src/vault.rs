@@ -9,7 +9,7 @@
 use crate::host::Host;
 use crate::shared::{read_events, read_snapshot, read_state};
 use latet_core::detect::Detectors;
-use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
 use latet_core::provider::ProviderRef;
 use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
 use latet_core::wire::{parse_snapshot, EntriesResponse, Event};
@@ -75,6 +75,15 @@ impl WorkerVault {
     ) -> Result<MaskOutcome, CoreError> {
         self.masker
             .mask_request(&self.index, provider, body, options)
+    }
+
+    /// Masks loose texts (header values, path and query components).
+    pub fn mask_texts(
+        &mut self,
+        texts: &[&str],
+        options: MaskOptions,
+    ) -> Result<TextsOutcome, CoreError> {
+        self.masker.mask_texts(&self.index, texts, options)
     }
 
     /// Applies one feed event. THE erasure routine: the index drops the
