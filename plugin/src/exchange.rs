@@ -26,6 +26,10 @@ use latet_core::CoreError;
 use std::rc::Rc;
 use transport::{Section, SectionOutcome};
 
+/// The `:path` a request refused at its headers is left with, so that
+/// nothing unexamined reaches Envoy's access log.
+pub const REFUSED_PATH: &str = "/latet-refused";
+
 /// Header set on answers that were not restored, with the reason.
 pub const RESTORE_HEADER: &str = "x-latet-restore";
 
@@ -114,6 +118,14 @@ impl Exchange {
                 refusal.error_type()
             ),
         );
+        if matches!(
+            self.request,
+            RequestPhase::Headers | RequestPhase::AwaitingHeaderEntries { .. }
+        ) {
+            // The path was not examined (or holds a value): the access log
+            // must not print it.
+            host.set_request_header(":path", &[REFUSED_PATH.to_string()]);
+        }
         refusal.send(host);
         self.request = RequestPhase::Replied;
         Flow::Pause

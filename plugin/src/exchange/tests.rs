@@ -659,6 +659,8 @@ fn a_value_in_a_header_name_or_with_header_findings_refuse_is_refused() {
             replies[0].1
         );
         assert!(!replies[0].1.contains("Mario"));
+        // The access log will not print the unexamined path.
+        assert_eq!(header_of(&host, ":path"), [crate::exchange::REFUSED_PATH]);
     }
 }
 
