@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the Latet filter costs on the request path, measured against the floor
-# (issue 7). One Envoy with three listeners — no filter; the floor filter
+# and checked against the performance targets (rules P1–P5,
+# docs/product-rules.md#p1). One Envoy with three listeners — no filter; the floor filter
 # (buffer and copy back); the Latet filter with its singleton — in front of
 # the fake LLM, the control service holding the vault. Measures, interleaved
 # between listeners: p50/p99 and req/s for 2/20/200 KB chat requests (4/40/400

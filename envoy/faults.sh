@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fault tests on real Envoy (issue 8), each outcome asserted:
+# Fault tests on real Envoy, each outcome asserted (rule H1,
+# docs/product-rules.md#h1):
 #
 # 1. A VM crash under FAIL_CLOSED. The filter is built with the test-only
 #    cargo feature `fault-probe` (plugin/src/fault_probe.rs) into its own
@@ -295,7 +296,7 @@ done
 latet_log "after the restart: $refused refused connections, $not_ready answers latet_vault_not_ready before the first served"
 restored="$(answer_text "$state/answer.json")"
 # S1's local part stays as written; its company domain's surrogate restores
-# (forgetting an address leaves the domain: SPEC V5).
+# (forgetting an address leaves the domain: rule V5, docs/product-rules.md#v5).
 echo_restored="$prefix${s1%@*}@${value#*@}$suffix"
 if ((served)) && [[ "$restored" == "$echo_restored" && "$restored" != *"$value"* ]]; then
   pass "after the restart: the first answer echoing S1 leaves it as written but for its domain"

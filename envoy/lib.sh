@@ -70,7 +70,7 @@ upstream_transport_socket() {
 # appended to LOG, and records it in LATET_PIDS/LATET_NAMES (and in
 # $LATET_PID_DIR/NAME.pid when LATET_PID_DIR is set). Envoy started from a
 # script without setsid got SIGTERM when the script's parent went away
-# (ENVOY-NOTES.md). Non-interactive bash puts background jobs in their own
+# (docs/envoy-facts.md#runtime). Non-interactive bash puts background jobs in their own
 # process group, so setsid does not fork and $! is the command's pid.
 # latet_stop_all (for `trap latet_stop_all EXIT`) stops them all.
 LATET_PIDS=()

@@ -14,6 +14,7 @@ stage() {
 }
 
 stage "format" cargo fmt --all --check
+stage "citations (no outside document cited)" bash scripts/check-citations.sh
 stage "clippy (host)" cargo clippy --workspace --all-targets -- -D warnings
 stage "clippy (filter, wasm32-wasip1)" cargo clippy -p latet-filter -p latet-floor-filter --target wasm32-wasip1 -- -D warnings
 stage "latet-core for wasm32-wasip1" cargo check -p latet-core --target wasm32-wasip1

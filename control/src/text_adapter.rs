@@ -5,7 +5,8 @@
 //! (on word boundaries); new values get entries through [`Vaults::entries`];
 //! overlaps resolved by latet-core's rule (longest, then vault match).
 //! Restore: every active surrogate written in the text goes back to its
-//! value; a retired surrogate is not in the vault and stays as written (F7).
+//! value; a retired surrogate is not in the vault and stays as written (rule
+//! F7, docs/product-rules.md#f7).
 //!
 //! It opens the whole vault per call and scans it value by value: fine for
 //! the apps' batches of log lines, not for a 100k-entry vault on a hot path.

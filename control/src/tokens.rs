@@ -1,5 +1,6 @@
 //! Tokens and their permissions. A token is `lt_` + 64 hex digits of random,
-//! shown once; the service keeps only its SHA-256.
+//! shown once; the service keeps only its SHA-256. Rule labels (F3) are
+//! those of docs/product-rules.md.
 
 use crate::error::{ControlError, Result};
 use latet_core::keyed_hash::to_hex;

@@ -1,7 +1,8 @@
 //! The vaults: what a call may do, and what it changes. Opens and seals
 //! entries, derives surrogates (latet-core's formats under the vault's
 //! generation), counts forgets, and announces new events. Synchronous: the
-//! HTTP layer runs it on blocking threads.
+//! HTTP layer runs it on blocking threads. Rule labels (F2, F3, F4, V5) are
+//! those of docs/product-rules.md.
 
 use crate::error::{ControlError, Result};
 use crate::feed_signal::FeedSignals;

@@ -1,5 +1,6 @@
 //! The apps API and the gateway's access rules: F3 counts, 401/403/400, the
 //! 503 rollback, a disabled key (F4), and the long-poll waking on a forget.
+//! Rule labels (F3, F4, F7, V3) are those of docs/product-rules.md.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,5 +1,6 @@
 //! The whole forget story at the API level, against a real server and a real
 //! SQLite file: entries → snapshot → forget → events → new generation.
+//! Rule labels (V5) are those of docs/product-rules.md.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

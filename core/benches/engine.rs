@@ -8,7 +8,8 @@
 //! SSE streams, and the index's memory per entry.
 
 use latet_core::detect::{DetectorConfig, Detectors};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider;
 use latet_core::restore::{restore_body, SseRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use std::hint::black_box;
@@ -103,7 +104,7 @@ fn main() {
             let d_mask = time(budget, || {
                 match masker.mask_request(
                     &index,
-                    ApiShape::OpenAiChat,
+                    provider::OPENAI_CHAT,
                     request.as_bytes(),
                     MaskOptions::default(),
                 ) {
@@ -122,7 +123,7 @@ fn main() {
                     memo_masker
                         .mask_request(
                             &index,
-                            ApiShape::OpenAiChat,
+                            provider::OPENAI_CHAT,
                             request.as_bytes(),
                             MaskOptions::default(),
                         )

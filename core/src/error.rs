@@ -24,7 +24,12 @@ pub enum CoreError {
     /// Operator rule configuration is invalid (named by rule index and field).
     #[error("rule {index}: {reason}")]
     BadRule { index: usize, reason: String },
-    /// A body could not be parsed as the API shape it was sent to.
+    /// A field the provider signs (it cannot be changed) holds a value:
+    /// the request must be refused. Named by the field's key (ours, from
+    /// the provider module) and byte offset.
+    #[error("body: a value was found in the signed field '{field}' at byte {offset}: it cannot be masked without breaking the signature")]
+    ValueInSignedField { field: &'static str, offset: usize },
+    /// A body could not be parsed as the API it was sent to.
     #[error("body: {0}")]
     BadBody(String),
 }

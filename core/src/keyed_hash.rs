@@ -42,8 +42,9 @@ fn truncate(full: [u8; 32]) -> Hash128 {
     out
 }
 
-/// The id of a vault entry: a keyed hash of the value (SPEC V4). The key is
-/// the vault's id key, held by the control service only.
+/// The id of a vault entry: a keyed hash of the value (rule V4,
+/// docs/product-rules.md#v4). The key is the vault's id key, held by the
+/// control service only.
 pub fn entry_id(id_key: &[u8], value: &str) -> Hash128 {
     truncate(hmac_parts(
         id_key,
@@ -51,9 +52,9 @@ pub fn entry_id(id_key: &[u8], value: &str) -> Hash128 {
     ))
 }
 
-/// The keyed hash under which a retired surrogate is kept (SPEC V6). The salt
-/// travels in the snapshot so a gateway can recognise a retired surrogate
-/// without ever holding it.
+/// The keyed hash under which a retired surrogate is kept (rule V6,
+/// docs/product-rules.md#v6). The salt travels in the snapshot so a gateway
+/// can recognise a retired surrogate without ever holding it.
 pub fn retired_hash(salt: &[u8], surrogate: &str) -> Hash128 {
     truncate(hmac_parts(
         salt,

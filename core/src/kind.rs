@@ -9,7 +9,8 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     Email,
-    /// A company domain, stored as a value of its own (SPEC V5).
+    /// A company domain, stored as a value of its own (rule V5,
+    /// docs/product-rules.md#v5).
     Domain,
     Phone,
     Iban,

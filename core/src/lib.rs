@@ -2,21 +2,25 @@
 //!
 //! Everything that decides something about a value lives here: what counts as
 //! a value ([`detect`], [`snapshot`]), what it becomes ([`surrogate`]), how a
-//! request is masked ([`mask`]), how an answer is restored ([`restore`]), what
-//! a forget changes ([`snapshot::SnapshotIndex::apply_event`]), and the wire
-//! types shared with the control service ([`wire`]). No proxy-wasm, HTTP
-//! server or database dependency: it builds for the host, `wasm32-wasip1` and
-//! `wasm32-unknown-unknown`.
+//! request is masked ([`mask`], deny by default, per [`provider`]), how an
+//! answer is restored ([`restore`]), what a forget changes
+//! ([`snapshot::SnapshotIndex::apply_event`]), how the gateway's copies
+//! follow the event feed and what a forget erases from the shared ones
+//! ([`feed`]), and the wire types shared with the control service
+//! ([`wire`]). No proxy-wasm, HTTP server or database dependency: it builds
+//! for the host, `wasm32-wasip1` and `wasm32-unknown-unknown`.
 //!
 //! No value ever appears in an error message of this crate: errors name the
 //! kind, the field or the position.
 
 pub mod detect;
 pub mod error;
+pub mod feed;
 pub mod json;
 pub mod keyed_hash;
 pub mod kind;
 pub mod mask;
+pub mod provider;
 pub mod restore;
 pub mod snapshot;
 pub mod surrogate;

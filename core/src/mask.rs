@@ -1,9 +1,12 @@
-//! Request masking by API shape, resumable when new values need entries, with
-//! a memo of masked texts.
+//! Request masking, deny by default, resumable when new values need entries,
+//! with a memo of masked texts.
 //!
-//! [`Masker::mask_request`] finds the strings a person wrote ([`ApiShape`]),
-//! decodes each, finds values in it (vault values anywhere, plus detector
-//! findings), and either
+//! [`Masker::mask_request`] examines every string value, object key and
+//! number of a JSON body at any depth (JSON inside strings included), but
+//! the few fields its [`crate::provider::Provider`] keeps verbatim, each
+//! with its reason; a text body is examined whole. It decodes each text,
+//! finds values in it (vault values anywhere, plus detector findings), and
+//! either
 //! - answers [`MaskOutcome::Masked`]: every value replaced by its surrogate,
 //!   only the changed strings rewritten (re-encoded), every other byte as it
 //!   came; or
@@ -17,14 +20,13 @@
 mod find;
 mod masker;
 mod memo;
-mod shape;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;
 mod text;
+pub mod transport;
 
-pub use masker::{MaskOutcome, MaskStats, Masker};
-pub use shape::ApiShape;
+pub use masker::{MaskOutcome, MaskStats, Masker, TextsOutcome, MAX_JSON_IN_STRING_DEPTH};
 pub use text::{mask_text, TextOutcome};
 
 /// How a request is masked.

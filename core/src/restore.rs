@@ -16,17 +16,17 @@
 //! inside a JSON string, where a surrogate may be written with escapes and a
 //! value must be escaped once more (see `fragment`).
 //!
-//! Signed or sealed reasoning is never altered: strings under the keys
-//! `thinking`, `signature` and `encrypted_content` (Anthropic thinking
-//! blocks and their deltas, OpenAI reasoning items) are passed as they came,
-//! as the masker leaves them: the provider checks their signature when an
-//! agent sends them back.
+//! Signed or sealed reasoning is never altered: strings under a key any
+//! provider names ([`crate::provider::Provider::sealed_answer_keys`]:
+//! Anthropic `thinking` and `signature`, OpenAI `encrypted_content`) are
+//! passed as they came, whatever provider the request went to, as the masker leaves them: the provider checks
+//! them when an agent sends them back. Which events carry a content slot
+//! is the provider's too ([`crate::provider::Provider::stream_slots`]).
 
 mod body;
 mod fragment;
 mod held_text;
 mod sse;
-mod sse_event;
 mod sse_frame;
 
 pub use body::{restore_body, restore_text};

@@ -1,4 +1,5 @@
-//! Surrogate formats the control service derives entries with (SPEC V4, V5).
+//! Surrogate formats the control service derives entries with (rules V4 and
+//! V5, docs/product-rules.md).
 //!
 //! A surrogate is a realistic value of the same kind and shape as the value
 //! it stands for (`mario.rossi@acme.it` → `laura.bianchi@brightvale.it`),

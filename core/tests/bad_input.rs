@@ -11,7 +11,8 @@
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::{self, ProviderRef};
 use latet_core::restore::{restore_body, SseRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
@@ -70,7 +71,7 @@ fn masker() -> Masker {
 
 /// Masks with redact mode on (new values become placeholders), so every
 /// outcome is final.
-fn mask(shape: ApiShape, body: &[u8]) -> Result<Vec<u8>, CoreError> {
+fn mask(shape: ProviderRef, body: &[u8]) -> Result<Vec<u8>, CoreError> {
     match masker().mask_request(&index(), shape, body, MaskOptions { redact_new: true })? {
         MaskOutcome::Masked { body: out, .. } => Ok(out.unwrap_or_else(|| body.to_vec())),
         MaskOutcome::NeedEntries { .. } => panic!("redact mode asked for entries"),
@@ -112,9 +113,9 @@ const CHAT: &str = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Ma
 #[test]
 fn truncated_json_is_refused_or_masked_at_every_length() {
     for shape in [
-        ApiShape::OpenAiChat,
-        ApiShape::Json,
-        ApiShape::AnthropicMessages,
+        provider::OPENAI_CHAT,
+        provider::GENERIC_JSON,
+        provider::ANTHROPIC_MESSAGES,
     ] {
         for end in 0..CHAT.len() {
             let body = &CHAT.as_bytes()[..end];
@@ -152,7 +153,7 @@ fn malformed_json_is_a_clear_error() {
         ("nul", b"\0"),
     ];
     for (case, body) in cases {
-        for shape in [ApiShape::OpenAiChat, ApiShape::Json] {
+        for shape in [provider::OPENAI_CHAT, provider::GENERIC_JSON] {
             match mask(shape, body) {
                 Err(CoreError::BadBody(reason)) => {
                     assert!(
@@ -175,11 +176,11 @@ fn non_utf8_bytes_are_refused_in_every_shape() {
     let mut text = b"Mario Rossi ".to_vec();
     text.extend_from_slice(&[0xc3, 0x28, 0xa0, 0xa1]);
     for (shape, body) in [
-        (ApiShape::OpenAiChat, &json),
-        (ApiShape::OpenAiResponses, &json),
-        (ApiShape::AnthropicMessages, &json),
-        (ApiShape::Json, &json),
-        (ApiShape::Text, &text),
+        (provider::OPENAI_CHAT, &json),
+        (provider::OPENAI_RESPONSES, &json),
+        (provider::ANTHROPIC_MESSAGES, &json),
+        (provider::GENERIC_JSON, &json),
+        (provider::PLAIN_TEXT, &text),
     ] {
         let err = mask(shape, body).expect_err("non-UTF-8 accepted");
         assert!(matches!(err, CoreError::BadBody(_)), "{shape:?}: {err:?}");
@@ -196,9 +197,9 @@ fn ten_thousand_levels_of_nesting_are_refused_without_a_crash() {
     let deep = nested(10_000, r#""Mario Rossi""#);
     let chat = format!(r#"{{"messages":[{{"role":"user","content":{deep}}}]}}"#);
     for shape in [
-        ApiShape::OpenAiChat,
-        ApiShape::Json,
-        ApiShape::AnthropicMessages,
+        provider::OPENAI_CHAT,
+        provider::GENERIC_JSON,
+        provider::ANTHROPIC_MESSAGES,
     ] {
         let err = mask(shape, chat.as_bytes()).expect_err("deep JSON accepted");
         assert!(matches!(err, CoreError::BadBody(_)), "{err:?}");
@@ -208,11 +209,11 @@ fn ten_thousand_levels_of_nesting_are_refused_without_a_crash() {
     let body = format!(
         r#"{{"messages":[{{"role":"assistant","tool_calls":[{{"type":"function","function":{{"name":"f","arguments":{args}}}}}]}}]}}"#
     );
-    let err = mask(ApiShape::OpenAiChat, body.as_bytes()).expect_err("deep arguments accepted");
+    let err = mask(provider::OPENAI_CHAT, body.as_bytes()).expect_err("deep arguments accepted");
     assert!(matches!(err, CoreError::BadBody(_)), "{err:?}");
     // Objects too.
     let objects = format!("{}1{}", r#"{"a":"#.repeat(10_000), "}".repeat(10_000));
-    assert!(mask(ApiShape::Json, objects.as_bytes()).is_err());
+    assert!(mask(provider::GENERIC_JSON, objects.as_bytes()).is_err());
     // A deep answer is not JSON the restorer walks: restored as text, no crash.
     let answer = nested(10_000, r#""Laura Bianchi""#);
     let (restored, stats) = restore_body(&index(), answer.as_bytes());
@@ -232,7 +233,7 @@ fn a_ten_megabyte_body_is_masked_whole() {
     );
     assert!(body.len() >= 10 * 1024 * 1024);
     let start = std::time::Instant::now();
-    let out = mask(ApiShape::OpenAiChat, body.as_bytes()).unwrap();
+    let out = mask(provider::OPENAI_CHAT, body.as_bytes()).unwrap();
     let took = start.elapsed();
     assert_no_value(&out, "10 MB body");
     let out = String::from_utf8(out).unwrap();
@@ -243,40 +244,40 @@ fn a_ten_megabyte_body_is_masked_whole() {
 
 #[test]
 fn duplicate_keys_mask_every_occurrence() {
-    let cases: &[(&str, ApiShape, &str)] = &[
+    let cases: &[(&str, ProviderRef, &str)] = &[
         (
             "messages twice",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"user","content":"hi"}],"messages":[{"role":"user","content":"Mario Rossi"}]}"#,
         ),
         (
             "content twice",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"user","content":"Mario Rossi","content":"José García"}]}"#,
         ),
         (
             "type twice (first text, last image)",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"user","content":[{"type":"text","type":"text","text":"Mario Rossi","text":"José García"}]}]}"#,
         ),
         (
             "arguments twice",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"assistant","tool_calls":[{"type":"function","function":{"arguments":"{}","arguments":"{\"a\":\"Mario Rossi\"}"}}]}]}"#,
         ),
         (
             "anthropic system twice",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"system":"x","system":"Mario Rossi","messages":[{"role":"user","content":"José García","content":"Mario Rossi"}]}"#,
         ),
         (
             "responses input twice",
-            ApiShape::OpenAiResponses,
+            provider::OPENAI_RESPONSES,
             r#"{"input":"hello","input":"Mario Rossi","instructions":"José García","instructions":"x"}"#,
         ),
         (
             "json keys twice",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"Mario Rossi","a":"José García","a":{"a":"mario.rossi@acme.it"}}"#,
         ),
     ];
@@ -293,55 +294,55 @@ fn duplicate_keys_mask_every_occurrence() {
 /// block: its strings are masked, never a way around the masker).
 #[test]
 fn duplicate_type_ending_non_text_still_masks_text() {
-    let cases: &[(&str, ApiShape, &str)] = &[
+    let cases: &[(&str, ProviderRef, &str)] = &[
         (
             "chat: type text then image_url",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"user","content":[{"type":"text","text":"Mario Rossi","type":"image_url"}]}]}"#,
         ),
         (
             "chat: text under an image part",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"},"text":"Mario Rossi"}]}]}"#,
         ),
         (
             "chat: refusal under a text part",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"ok","refusal":"Mario Rossi"}]}]}"#,
         ),
         (
             "responses: part type input_text then input_image",
-            ApiShape::OpenAiResponses,
+            provider::OPENAI_RESPONSES,
             r#"{"input":[{"role":"user","content":[{"type":"input_text","text":"Mario Rossi","type":"input_image"}]}]}"#,
         ),
         (
             "responses: item type message then unknown",
-            ApiShape::OpenAiResponses,
+            provider::OPENAI_RESPONSES,
             r#"{"input":[{"type":"message","role":"user","content":"Mario Rossi","type":"item_reference"}]}"#,
         ),
         (
             "anthropic: type text then image",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"messages":[{"role":"user","content":[{"type":"text","text":"Mario Rossi","type":"image"}]}]}"#,
         ),
         (
             "anthropic: type text then thinking",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"Mario Rossi","type":"thinking","signature":"s"}]}]}"#,
         ),
         (
             "anthropic: type thinking then text",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"Mario Rossi","signature":"s","type":"text"}]}]}"#,
         ),
         (
             "anthropic: type redacted_thinking then text",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":"Mario Rossi","type":"text","text":"ok"}]}]}"#,
         ),
         (
             "anthropic: system block type text then image",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"system":[{"type":"text","text":"Mario Rossi","type":"image"}],"messages":[]}"#,
         ),
     ];
@@ -352,74 +353,103 @@ fn duplicate_type_ending_non_text_still_masks_text() {
 }
 
 /// The exception B1 keeps: a signed block, even with its `type` repeated
-/// identically, goes out byte for byte.
+/// identically, goes out byte for byte when it holds no value; one that
+/// holds a value cannot be masked (its signature would break) and is
+/// refused, naming the field and the offset, never the value.
 #[test]
 fn a_signed_thinking_block_with_its_type_repeated_identically_stays_whole() {
-    let block = r#"{"type":"thinking","thinking":"Mario Rossi","signature":"s","type":"thinking"}"#;
+    let block =
+        r#"{"type":"thinking","thinking":"Look the order up","signature":"s","type":"thinking"}"#;
     let body = format!(
         r#"{{"messages":[{{"role":"assistant","content":[{block},{{"type":"text","text":"ok"}}]}}]}}"#
     );
-    let out = mask(ApiShape::AnthropicMessages, body.as_bytes()).unwrap();
+    let out = mask(provider::ANTHROPIC_MESSAGES, body.as_bytes()).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains(block), "the signed block was altered");
+
+    let forged = body.replace("Look the order up", "Mario Rossi");
+    let err = mask(provider::ANTHROPIC_MESSAGES, forged.as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoreError::ValueInSignedField {
+                field: "thinking",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("Mario"), "{err}");
+    let forged = body.replace(r#""signature":"s""#, r#""signature":"mario.rossi@acme.it""#);
+    let err = mask(provider::ANTHROPIC_MESSAGES, forged.as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoreError::ValueInSignedField {
+                field: "signature",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
 fn values_written_with_escapes_are_masked() {
-    let cases: &[(&str, ApiShape, &str)] = &[
+    let cases: &[(&str, ProviderRef, &str)] = &[
         (
             "escaped space",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"content":"Mario\u0020Rossi"}]}"#,
         ),
         (
             "escaped first letter",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"content":"\u004dario Rossi"}]}"#,
         ),
         (
             "escaped at sign",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"mario.rossi\u0040acme.it"}"#,
         ),
         (
             "escaped accents",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"Jos\u00e9 Garc\u00eda"}"#,
         ),
         (
             "upper-case hex",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"Jos\u00E9 Garc\u00EDa"}"#,
         ),
         (
             "escaped quotes in a value",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"Project \"Blue\" Fox"}"#,
         ),
         (
             "quotes as unicode escapes",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"Project \u0022Blue\u0022 Fox"}"#,
         ),
         (
             "escaped slash around",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"\/Mario Rossi\/"}"#,
         ),
         (
             "newline escapes around",
-            ApiShape::Json,
+            provider::GENERIC_JSON,
             r#"{"a":"\nMario Rossi\r\n"}"#,
         ),
         (
             "double-escaped in arguments",
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             r#"{"messages":[{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"f","arguments":"{\"to\":\"Mario\\u0020Rossi\",\"q\":\"Project \\\"Blue\\\" Fox\"}"}}]}]}"#,
         ),
         (
             "anthropic tool input escaped",
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"to":"\u004d\u0061rio Rossi"}}]}]}"#,
         ),
     ];
@@ -607,7 +637,7 @@ fn a_value_that_is_part_of_another_surrogate_is_masked_where_written() {
     let out = match masker
         .mask_request(
             &index,
-            ApiShape::Text,
+            provider::PLAIN_TEXT,
             b"call +39 347 123 4567 or +39 348 765.",
             MaskOptions::default(),
         )

@@ -1,6 +1,6 @@
-//! The forget story at engine level (SPEC F5–F7, V4–V6): mask, forget, mask
-//! again, restore — with surrogates derived the way the control service
-//! derives them. What the gateway must guarantee after a forget: the memo
+//! The forget story at engine level (rules F5–F7 and V4–V6,
+//! docs/product-rules.md): mask, forget, mask again, restore — with
+//! surrogates derived the way the control service derives them. What the gateway must guarantee after a forget: the memo
 //! never serves the old surrogate, masking asks for a new entry, the new
 //! surrogate differs from the old, and restore declines the old one.
 
@@ -8,7 +8,8 @@
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::{self};
 use latet_core::restore::{restore_body, SseRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::surrogate;
@@ -50,7 +51,7 @@ fn mask(masker: &mut Masker, index: &mut SnapshotIndex, body: &[u8]) -> (String,
     let mut asked = false;
     for _ in 0..2 {
         match masker
-            .mask_request(index, ApiShape::OpenAiChat, body, MaskOptions::default())
+            .mask_request(index, provider::OPENAI_CHAT, body, MaskOptions::default())
             .unwrap()
         {
             MaskOutcome::Masked { body: masked, .. } => {

@@ -1,7 +1,8 @@
-//! Inputs found by the long fuzz runs (`fuzz/`, issue 8), replayed the way
-//! the `mask_request` target runs them: the fuzz vault, the default
-//! detectors, and a fake entries service that gives each new value an inert
-//! surrogate (`Zqv<n>x`) until the request masks. The oracle is the
+//! Inputs found by the long fuzz runs (`fuzz/`), each kept as a test (rule
+//! H2, docs/product-rules.md#h2), replayed the way the `mask_request`
+//! target runs them: the fuzz vault, the default detectors, and a fake
+//! entries service that gives each new value an inert surrogate
+//! (`Zqv<n>x`) until the request masks. The oracle is the
 //! target's: no vault value is left written (word-bounded) in a masked
 //! text, except where it shares bytes with one of our own surrogates
 //! (SECURITY.md R7).
@@ -11,7 +12,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use latet_core::mask::ApiShape;
+use latet_core::provider::{self};
 
 /// The fuzz targets' own vault, fake entries service and oracle (the fuzz
 /// crate is a separate workspace; its library is plain latet-core code), so
@@ -33,7 +34,7 @@ fn fixture(name: &str) -> Vec<u8> {
 fn assert_fully_masked(name: &str, body: &[u8]) -> String {
     let mut vault = latet_fuzz::Vault::fresh();
     let mut masker = latet_fuzz::masker(0);
-    let masked = latet_fuzz::mask_resolving(&mut masker, &mut vault, ApiShape::Text, body)
+    let masked = latet_fuzz::mask_resolving(&mut masker, &mut vault, provider::PLAIN_TEXT, body)
         .unwrap()
         .expect("still asking for entries after 4 rounds");
     let text = String::from_utf8(masked.unwrap_or_else(|| body.to_vec())).unwrap();

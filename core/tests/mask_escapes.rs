@@ -6,7 +6,8 @@
 #[path = "mask_support.rs"]
 mod support;
 
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome};
+use latet_core::mask::MaskOptions;
+use latet_core::provider::{self, ProviderRef};
 use latet_core::CoreError;
 use support::*;
 
@@ -39,7 +40,7 @@ fn escaped_values_are_found_and_replacements_are_encoded() {
         let (out, stats) = mask_ok(
             &mut masker(0),
             &index,
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             body.as_bytes(),
         );
         let want =
@@ -62,7 +63,7 @@ fn arguments_escaped_twice_are_decoded_twice_and_encoded_back() {
     let (out, _) = mask_ok(
         &mut masker(0),
         &index,
-        ApiShape::OpenAiChat,
+        provider::OPENAI_CHAT,
         body.as_bytes(),
     );
     let args = string_at(&out, "messages.0.tool_calls.0.function.arguments");
@@ -83,7 +84,7 @@ fn bytes_that_need_no_change_are_kept_exactly() {
     let (out, _) = mask_ok(
         &mut masker(0),
         &index,
-        ApiShape::OpenAiChat,
+        provider::OPENAI_CHAT,
         body.as_bytes(),
     );
     assert_eq!(
@@ -95,18 +96,26 @@ fn bytes_that_need_no_change_are_kept_exactly() {
 #[test]
 fn bad_bodies_are_clear_errors_naming_the_position() {
     let index = demo_index();
-    let cases: &[(ApiShape, &[u8], &str)] = &[
+    let cases: &[(ProviderRef, &[u8], &str)] = &[
         (
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             br#"{"messages": [}"#,
             "expected a value at byte 14",
         ),
-        (ApiShape::Json, b"", "unexpected end of input at byte 0"),
-        (ApiShape::Json, b"{\"a\":\"\xff\"}", "not UTF-8 at byte 6"),
-        (ApiShape::Text, b"ok \xc3\x28", "not UTF-8 at byte 3"),
+        (
+            provider::GENERIC_JSON,
+            b"",
+            "unexpected end of input at byte 0",
+        ),
+        (
+            provider::GENERIC_JSON,
+            b"{\"a\":\"\xff\"}",
+            "not UTF-8 at byte 6",
+        ),
+        (provider::PLAIN_TEXT, b"ok \xc3\x28", "not UTF-8 at byte 3"),
         // A lone surrogate in a string that is masked.
         (
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             br#"{"messages":[{"role":"user","content":"x\ud800y"}]}"#,
             "unpaired surrogate escape at byte 40",
         ),
@@ -120,12 +129,20 @@ fn bad_bodies_are_clear_errors_naming_the_position() {
             other => panic!("{body:?}: {other:?}"),
         }
     }
-    // A lone surrogate where nothing is masked is forwarded as it came.
-    let body = br#"{"model":"\ud800","messages":[]}"#;
-    let outcome = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, body, MaskOptions::default())
-        .unwrap();
-    assert!(matches!(outcome, MaskOutcome::Masked { body: None, .. }));
+    // Deny by default: every string is examined, so a lone surrogate
+    // anywhere (here in `model`) is a clear error too, and a key as well.
+    for (body, at) in [
+        (&br#"{"model":"\ud800","messages":[]}"#[..], 10),
+        (&br#"{"messages":[],"\ud800":1}"#[..], 16),
+    ] {
+        let err = masker(0)
+            .mask_request(&index, provider::OPENAI_CHAT, body, MaskOptions::default())
+            .unwrap_err();
+        assert_eq!(
+            err,
+            CoreError::BadBody(format!("unpaired surrogate escape at byte {at}"))
+        );
+    }
 }
 
 #[test]
@@ -133,7 +150,7 @@ fn error_messages_never_carry_a_value() {
     let index = demo_index();
     let body = br#"{"messages":[{"role":"user","content":"Mario Rossi \q"}]}"#;
     let err = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, body, MaskOptions::default())
         .unwrap_err()
         .to_string();
     assert!(!err.contains("Mario"), "{err}");

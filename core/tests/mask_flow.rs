@@ -9,7 +9,8 @@ mod support;
 use latet_core::json::Limits;
 use latet_core::keyed_hash::retired_hash;
 use latet_core::kind::Kind;
-use latet_core::mask::{mask_text, ApiShape, MaskOptions, MaskOutcome, TextOutcome};
+use latet_core::mask::{mask_text, MaskOptions, MaskOutcome, TextOutcome};
+use latet_core::provider::{self};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
 use latet_core::wire::{Event, EventBody, NewValue, RetiredHash, RetiredSurrogate};
@@ -60,7 +61,7 @@ fn new_values_ask_for_entries_then_masking_resumes() {
     }))
     .unwrap();
     let outcome = masker
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     let MaskOutcome::NeedEntries { values } = outcome else {
         panic!("expected new values, got {outcome:?}");
@@ -84,7 +85,7 @@ fn new_values_ask_for_entries_then_masking_resumes() {
     let mut counter = 0;
     let entries = entries_for(&index, &values, &mut counter);
     index.add_entries(index.generation(), entries).unwrap();
-    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     let text = String::from_utf8(out).unwrap();
     assert!(
         !text.contains(NEW_MAIL)
@@ -93,7 +94,8 @@ fn new_values_ask_for_entries_then_masking_resumes() {
     );
     assert!(text.contains(&fake_surrogate(1, NEW_MAIL)), "{text}");
     assert_eq!(stats.values_masked, 5);
-    assert_eq!(stats.texts, 2);
+    // Every key and string is examined (deny by default).
+    assert!(stats.texts > 2, "{stats:?}");
 }
 
 #[test]
@@ -107,7 +109,7 @@ fn redact_mode_puts_placeholders_and_never_memoises_them() {
         let outcome = masker
             .mask_request(
                 &index,
-                ApiShape::OpenAiChat,
+                provider::OPENAI_CHAT,
                 &body,
                 MaskOptions { redact_new: true },
             )
@@ -137,7 +139,7 @@ fn surrogates_active_or_retired_are_left_alone() {
     let text = "Already masked: laura.bianchi@brightvale.it and nothing else";
     let body = chat(&[text]);
     let outcome = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     assert!(
         matches!(outcome, MaskOutcome::Masked { body: None, .. }),
@@ -147,7 +149,7 @@ fn surrogates_active_or_retired_are_left_alone() {
     forget(&mut index, "mario.rossi@acme.it");
     assert!(index.is_retired("laura.bianchi@brightvale.it"));
     let outcome = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     assert!(
         matches!(outcome, MaskOutcome::Masked { body: None, .. }),
@@ -166,21 +168,21 @@ fn memo_serves_resent_history() {
         "short",
     ];
     let body = chat(&history);
-    let (first, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (first, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(stats.memo_hits, 0);
     assert_eq!(
         masker.memo_len(),
         3,
         "texts under 32 bytes are not memoised"
     );
-    let (second, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (second, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(second, first);
     assert_eq!(stats.memo_hits, 3);
     assert_eq!(stats.values_masked, 3);
     // The next turn resends the history plus a new message.
     let mut next = history.to_vec();
     next.push("And one more thing about Mario Rossi");
-    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&next));
+    let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &chat(&next));
     assert_eq!(stats.memo_hits, 3);
     assert_eq!(
         string_at(&out, "messages.4.content"),
@@ -198,13 +200,13 @@ fn forget_drops_memo_entries_and_masking_asks_for_a_new_entry() {
         "Hello, I am Mario Rossi and I write from mario.rossi@acme.it",
         "José García is my colleague; please keep him in copy",
     ]);
-    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(masker.memo_len(), 2);
     let ids = forget(&mut index, "mario.rossi@acme.it");
     masker.forget(&ids);
     assert_eq!(masker.memo_len(), 1, "exactly the entry that used it");
     let outcome = masker
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     let MaskOutcome::NeedEntries { values } = outcome else {
         panic!("{outcome:?}");
@@ -228,7 +230,7 @@ fn forget_drops_memo_entries_and_masking_asks_for_a_new_entry() {
     index
         .add_entries(index.generation(), vec![new_entry])
         .unwrap();
-    let (out, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("giulia.conti@northwind.it"));
     assert!(!text.contains("laura.bianchi@brightvale.it"));
@@ -239,9 +241,9 @@ fn a_forget_the_masker_was_not_told_of_is_still_caught_on_the_hit() {
     let mut index = demo_index();
     let mut masker = masker(1 << 20);
     let body = chat(&["Hello, I am Mario Rossi and I write from mario.rossi@acme.it"]);
-    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     forget(&mut index, "Mario Rossi");
-    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         stats.memo_hits, 0,
         "the stale memo entry must not be served"
@@ -263,7 +265,7 @@ fn a_value_added_after_memoisation_is_masked() {
     let without = "Please call the office tomorrow about the contract renewal";
     let body = chat(&[with_name, without]);
     let outcome = masker
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     assert!(
         matches!(outcome, MaskOutcome::Masked { body: None, .. }),
@@ -277,7 +279,7 @@ fn a_value_added_after_memoisation_is_masked() {
             vec![entry(50, "Carla Verdi", "Marta Neri", "name", 1)],
         )
         .unwrap();
-    let (out, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         string_at(&out, "messages.0.content"),
         with_name.replace("Carla Verdi", "Marta Neri")
@@ -300,9 +302,9 @@ fn a_value_added_after_memoisation_is_masked() {
         })
         .collect();
     index.add_entries(index.generation(), many).unwrap();
-    let (_, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (_, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(stats.memo_hits, 0);
-    let (_, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (_, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(stats.memo_hits, 2, "re-memoised at the new epoch");
 }
 
@@ -312,13 +314,13 @@ fn a_replaced_index_does_not_reuse_the_memo() {
     let mut masker = masker(1 << 20);
     let text = "Please call Carla Verdi tomorrow about the contract renewal";
     let body = chat(&[text]);
-    mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     // A new snapshot (the caller clears the memo, as documented).
     let mut vault = VAULT.to_vec();
     vault.push(("Carla Verdi", "Marta Neri", "name"));
     let replaced = index_with(&vault);
     masker.clear_memo();
-    let (out, _) = mask_ok(&mut masker, &replaced, ApiShape::OpenAiChat, &body);
+    let (out, _) = mask_ok(&mut masker, &replaced, provider::OPENAI_CHAT, &body);
     assert_eq!(
         string_at(&out, "messages.0.content"),
         text.replace("Carla Verdi", "Marta Neri")
@@ -334,7 +336,7 @@ fn memo_is_bounded_by_bytes_and_evicts_the_least_recently_used() {
         .map(|i| format!("Message number {i} from Mario Rossi about the quarterly report"))
         .collect();
     for text in &texts {
-        mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &chat(&[text]));
+        mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &chat(&[text]));
     }
     assert!(masker.memo_bytes() <= capacity, "{}", masker.memo_bytes());
     assert!(
@@ -345,20 +347,20 @@ fn memo_is_bounded_by_bytes_and_evicts_the_least_recently_used() {
     let (_, oldest) = mask_ok(
         &mut masker,
         &index,
-        ApiShape::OpenAiChat,
+        provider::OPENAI_CHAT,
         &chat(&[&texts[0]]),
     );
     assert_eq!(oldest.memo_hits, 0);
     let (_, newest) = mask_ok(
         &mut masker,
         &index,
-        ApiShape::OpenAiChat,
+        provider::OPENAI_CHAT,
         &chat(&[&texts[1999]]),
     );
     assert_eq!(newest.memo_hits, 1);
     // A memo of 0 bytes is off.
     let mut off = masker_with_memo(0);
-    mask_ok(&mut off, &index, ApiShape::OpenAiChat, &chat(&[&texts[0]]));
+    mask_ok(&mut off, &index, provider::OPENAI_CHAT, &chat(&[&texts[0]]));
     assert_eq!(off.memo_len(), 0);
 }
 
@@ -374,15 +376,15 @@ fn arguments_are_memoised_with_the_entries_they_used() {
         {"id": "c1", "type": "function", "function": {"name": "send",
             "arguments": "{\"to\":\"mario.rossi@acme.it\",\"body\":\"Dear José García, here is the report you asked for\"}"}}]}]}))
     .unwrap();
-    let (first, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
-    let (second, stats) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (first, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+    let (second, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(first, second);
     assert_eq!(stats.memo_hits, 1);
     assert_eq!(stats.values_masked, 2);
     let ids = forget(&mut index, "José García");
     masker.forget(&ids);
     let outcome = masker
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     // "José García" is a name: no detector finds it, so once forgotten it
     // passes as plain text — the old surrogate must not come back.
@@ -403,9 +405,9 @@ fn ten_thousand_levels_are_a_clean_error_or_a_correct_result() {
     let depth = 10_000;
     let deep = format!("{}\"Mario Rossi\"{}", "[".repeat(depth), "]".repeat(depth));
     for shape in [
-        ApiShape::Json,
-        ApiShape::OpenAiChat,
-        ApiShape::AnthropicMessages,
+        provider::GENERIC_JSON,
+        provider::OPENAI_CHAT,
+        provider::ANTHROPIC_MESSAGES,
     ] {
         let err = masker(0)
             .mask_request(&index, shape, deep.as_bytes(), MaskOptions::default())
@@ -423,7 +425,7 @@ fn ten_thousand_levels_are_a_clean_error_or_a_correct_result() {
     )
     .unwrap();
     let err = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap_err();
     assert!(
         matches!(err, CoreError::BadBody(ref m) if m.starts_with("nesting deeper than 512")),
@@ -431,7 +433,7 @@ fn ten_thousand_levels_are_a_clean_error_or_a_correct_result() {
     );
     // With the limit raised, the same body masks correctly (no recursion).
     let mut big = masker(0).with_limits(Limits { max_depth: depth });
-    let (out, stats) = mask_ok(&mut big, &index, ApiShape::Json, deep.as_bytes());
+    let (out, stats) = mask_ok(&mut big, &index, provider::GENERIC_JSON, deep.as_bytes());
     assert_eq!(stats.values_masked, 1);
     assert_eq!(
         out,
@@ -484,12 +486,12 @@ fn outcomes_debug_without_values_or_surrogates() {
     let index = demo_index();
     let body = chat(&[&format!("Mario Rossi and {NEW_MAIL}")]);
     let need = masker(0)
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     let redacted = masker(0)
         .mask_request(
             &index,
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             &body,
             MaskOptions { redact_new: true },
         )
@@ -520,7 +522,7 @@ fn overlapping_values_are_masked_as_their_union() {
     let mut masker = masker(1 << 20);
     let body = chat(&["Dear Mario Rossi Ana, and Mario Rossi alone"]);
     let outcome = masker
-        .mask_request(&index, ApiShape::OpenAiChat, &body, MaskOptions::default())
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
     let MaskOutcome::NeedEntries { values } = outcome else {
         panic!("expected the union as a new value, got {outcome:?}");
@@ -536,7 +538,7 @@ fn overlapping_values_are_masked_as_their_union() {
     let entries = entries_for(&index, &values, &mut counter);
     let generation = index.generation();
     index.add_entries(generation, entries).unwrap();
-    let (out, _) = mask_ok(&mut masker, &index, ApiShape::OpenAiChat, &body);
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
     let content = string_at(&out, "messages.0.content");
     for value in ["Mario", "Rossi", "Ana"] {
         assert!(

@@ -8,7 +8,8 @@ mod support;
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::json::{Document, NodeKind};
-use latet_core::mask::{ApiShape, Masker};
+use latet_core::mask::Masker;
+use latet_core::provider::{self, ProviderRef};
 use latet_core::snapshot::SnapshotIndex;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -156,7 +157,7 @@ fn chat_body(content: &str, args: &Value) -> Value {
     })
 }
 
-fn run(shape: ApiShape, original: &[u8], memo: bool) -> Result<(), TestCaseError> {
+fn run(shape: ProviderRef, original: &[u8], memo: bool) -> Result<(), TestCaseError> {
     let mut index = demo_index();
     let detectors = detectors();
     let mut masker = Masker::new(detectors.clone(), if memo { 1 << 20 } else { 0 });
@@ -182,7 +183,7 @@ proptest! {
         if escaped {
             body = escape_non_ascii(&body);
         }
-        run(ApiShape::Json, body.as_bytes(), memo)?;
+        run(provider::GENERIC_JSON, body.as_bytes(), memo)?;
     }
 
     #[test]
@@ -191,7 +192,7 @@ proptest! {
         if escaped {
             body = escape_non_ascii(&body);
         }
-        run(ApiShape::OpenAiChat, body.as_bytes(), true)?;
+        run(provider::OPENAI_CHAT, body.as_bytes(), true)?;
     }
 
     #[test]
@@ -199,7 +200,7 @@ proptest! {
         let mut index = demo_index();
         let mut masker = Masker::new(detectors(), 1 << 20);
         let mut counter = 0;
-        let masked = mask_resuming(&mut masker, &mut index, ApiShape::Text, content.as_bytes(), &mut counter);
+        let masked = mask_resuming(&mut masker, &mut index, provider::PLAIN_TEXT, content.as_bytes(), &mut counter);
         let masked = String::from_utf8(masked).unwrap();
         let mut found = Vec::new();
         index.find_values(&masked, &mut found);

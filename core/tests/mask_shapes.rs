@@ -5,22 +5,27 @@
 #[path = "mask_support.rs"]
 mod support;
 
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome};
+use latet_core::mask::{MaskOptions, MaskOutcome};
+use latet_core::provider::{self, ProviderRef};
 use support::*;
 
 struct Case {
     fixture: &'static str,
-    shape: ApiShape,
+    shape: ProviderRef,
     /// Paths of the strings that must change.
     masked: &'static [&'static str],
     /// Raw substrings of the fixture that must survive exactly.
     kept: &'static [&'static str],
+    /// A signed field names surrogates: a restore that ignores signed
+    /// fields would turn them into values, so only the restore module
+    /// (which leaves them) is compared with the original.
+    signed_surrogates: bool,
 }
 
 const CASES: &[Case] = &[
     Case {
         fixture: "openai_chat.json",
-        shape: ApiShape::OpenAiChat,
+        shape: provider::OPENAI_CHAT,
         masked: &[
             "messages.1.content.0.text",
             "messages.2.tool_calls.0.function.arguments",
@@ -38,10 +43,11 @@ const CASES: &[Case] = &[
             r#""url": "https://example.com/invoice-4711.png""#,
             r#""description": "Look a customer up by e-mail""#,
         ],
+        signed_surrogates: false,
     },
     Case {
         fixture: "openai_responses.json",
-        shape: ApiShape::OpenAiResponses,
+        shape: provider::OPENAI_RESPONSES,
         masked: &[
             "instructions",
             "input.0.content.0.text",
@@ -58,10 +64,11 @@ const CASES: &[Case] = &[
             r#""call_id": "call_Xy12Ab34", "name": "find_invoice""#,
             r#""id": "msg_68a1b2c3""#,
         ],
+        signed_surrogates: false,
     },
     Case {
         fixture: "anthropic_messages.json",
-        shape: ApiShape::AnthropicMessages,
+        shape: provider::ANTHROPIC_MESSAGES,
         masked: &[
             "system.0.text",
             "messages.0.content",
@@ -75,14 +82,16 @@ const CASES: &[Case] = &[
         ],
         kept: &[
             r#""model": "claude-sonnet-4-20250514""#,
-            // The signed thinking block, whole, although it names values.
-            r#"{"type": "thinking", "thinking": "The user asks about Mario Rossi, mario.rossi@acme.it. I should look the order up.", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYdVZv6v5fAn8QkQiMIm1hzR9lMK1Wv4ZmHh4k6Qbbh0i3f2rGh3N8aJkq3x8vCqB9mVnS0EoJ5jS8w=="}"#,
+            // The signed thinking block, whole: it names surrogates only
+            // (what the model saw), never a value.
+            r#"{"type": "thinking", "thinking": "The user asks about Laura Bianchi, laura.bianchi@brightvale.it. I should look the order up.", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYdVZv6v5fAn8QkQiMIm1hzR9lMK1Wv4ZmHh4k6Qbbh0i3f2rGh3N8aJkq3x8vCqB9mVnS0EoJ5jS8w=="}"#,
             r#"{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}"#,
             r#""id": "toolu_01A09q90qw90lq917835lq9", "name": "get_order""#,
             r#""tool_use_id": "toolu_01A09q90qw90lq917835lq9""#,
             r#""tags": ["vip", "#,
             r#""cache_control": {"type": "ephemeral"}"#,
         ],
+        signed_surrogates: true,
     },
 ];
 
@@ -121,10 +130,12 @@ fn each_shape_masks_what_a_person_wrote_and_keeps_the_rest() {
         }
         // Restoring gives the original JSON back (as a value: the escapes of
         // a rewritten string are re-encoded minimally).
-        let restored = restore_json_simple(&index, &out);
         let original: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        let back: serde_json::Value = serde_json::from_slice(&restored).unwrap();
-        assert_eq!(back, original, "{}", case.fixture);
+        if !case.signed_surrogates {
+            let restored = restore_json_simple(&index, &out);
+            let back: serde_json::Value = serde_json::from_slice(&restored).unwrap();
+            assert_eq!(back, original, "{}", case.fixture);
+        }
         // And the restore module agrees.
         let (restored, _) = latet_core::restore::restore_body(&index, &out);
         let back: serde_json::Value = serde_json::from_slice(&restored.unwrap()).unwrap();
@@ -136,7 +147,7 @@ fn each_shape_masks_what_a_person_wrote_and_keeps_the_rest() {
 fn tool_call_arguments_are_masked_as_json_keeping_their_layout() {
     let index = demo_index();
     let body = fixture("openai_chat.json");
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, &body);
+    let (out, _) = mask_ok(&mut masker(0), &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         string_at(&out, "messages.2.tool_calls.0.function.arguments"),
         r#"{"email":"laura.bianchi@brightvale.it","fields":["name","plan"],"limit":5}"#
@@ -151,7 +162,7 @@ fn tool_call_arguments_are_masked_as_json_keeping_their_layout() {
         r#"{"name":"Laura Bianchi","plan":"pro","contact":"laura.bianchi@brightvale.it"}"#
     );
     let body = fixture("openai_responses.json");
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiResponses, &body);
+    let (out, _) = mask_ok(&mut masker(0), &index, provider::OPENAI_RESPONSES, &body);
     assert_eq!(
         string_at(&out, "input.2.arguments"),
         r#"{"customer":"Laura Bianchi","email":"laura.bianchi@brightvale.it"}"#
@@ -162,7 +173,7 @@ fn tool_call_arguments_are_masked_as_json_keeping_their_layout() {
 fn arguments_that_are_not_json_are_masked_as_text() {
     let index = demo_index();
     let body = br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"to\": \"Mario Rossi\""}}]}]}"#;
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, body);
+    let (out, _) = mask_ok(&mut masker(0), &index, provider::OPENAI_CHAT, body);
     assert_eq!(
         string_at(&out, "messages.0.tool_calls.0.function.arguments"),
         r#"{"to": "Laura Bianchi""#
@@ -170,19 +181,20 @@ fn arguments_that_are_not_json_are_masked_as_text() {
 }
 
 #[test]
-fn json_shape_masks_every_string_value_but_no_key() {
+fn json_shape_masks_every_string_value_and_every_key() {
     let index = demo_index();
     let body = r#"{"Mario Rossi": "Mario Rossi", "list": [1, "mario.rossi@acme.it", {"k": "José García"}], "n": null}"#.as_bytes();
-    let (out, stats) = mask_ok(&mut masker(0), &index, ApiShape::Json, body);
+    let (out, stats) = mask_ok(&mut masker(0), &index, provider::GENERIC_JSON, body);
     assert_eq!(
         out,
-        r#"{"Mario Rossi": "Laura Bianchi", "list": [1, "laura.bianchi@brightvale.it", {"k": "Iñigo Pérez"}], "n": null}"#.as_bytes()
+        r#"{"Laura Bianchi": "Laura Bianchi", "list": [1, "laura.bianchi@brightvale.it", {"k": "Iñigo Pérez"}], "n": null}"#.as_bytes()
     );
-    assert_eq!(stats.texts, 3);
-    assert_eq!(stats.values_masked, 3);
+    // Keys (4), strings (3) and numbers (1) are all examined.
+    assert_eq!(stats.texts, 8);
+    assert_eq!(stats.values_masked, 4);
     // A provider shape whose root is not an object: every string.
     let body = br#"["Mario Rossi"]"#;
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::AnthropicMessages, body);
+    let (out, _) = mask_ok(&mut masker(0), &index, provider::ANTHROPIC_MESSAGES, body);
     assert_eq!(out, br#"["Laura Bianchi"]"#);
 }
 
@@ -190,7 +202,7 @@ fn json_shape_masks_every_string_value_but_no_key() {
 fn text_shape_masks_the_whole_body() {
     let index = demo_index();
     let body = "Write to mario.rossi@acme.it, signed Mario Rossi.".as_bytes();
-    let (out, stats) = mask_ok(&mut masker(0), &index, ApiShape::Text, body);
+    let (out, stats) = mask_ok(&mut masker(0), &index, provider::PLAIN_TEXT, body);
     assert_eq!(
         out,
         b"Write to laura.bianchi@brightvale.it, signed Laura Bianchi."
@@ -200,7 +212,7 @@ fn text_shape_masks_the_whole_body() {
     let (out, _) = mask_ok(
         &mut masker(0),
         &index,
-        ApiShape::Text,
+        provider::PLAIN_TEXT,
         br#"{"a":"Mario Rossi"}"#,
     );
     assert_eq!(out, br#"{"a":"Laura Bianchi"}"#);
@@ -210,7 +222,7 @@ fn text_shape_masks_the_whole_body() {
 fn repeated_keys_are_all_masked() {
     let index = demo_index();
     let body = r#"{"messages":[{"role":"user","content":"Mario Rossi","content":"José García"}],"messages":[{"role":"user","content":"mario.rossi@acme.it"}]}"#.as_bytes();
-    let (out, _) = mask_ok(&mut masker(0), &index, ApiShape::OpenAiChat, body);
+    let (out, _) = mask_ok(&mut masker(0), &index, provider::OPENAI_CHAT, body);
     assert_eq!(
         out,
         r#"{"messages":[{"role":"user","content":"Laura Bianchi","content":"Iñigo Pérez"}],"messages":[{"role":"user","content":"laura.bianchi@brightvale.it"}]}"#.as_bytes()
@@ -218,15 +230,32 @@ fn repeated_keys_are_all_masked() {
 }
 
 #[test]
-fn thinking_blocks_are_never_altered_even_with_new_values() {
-    // A thinking block naming a value the vault has never seen must not ask
-    // for an entry either: it is not masked at all.
+fn a_thinking_block_naming_a_new_value_is_refused_and_asks_for_nothing() {
+    // A signed block cannot be masked: one naming a value the vault has
+    // never seen is refused (never forwarded, and no entry is asked for).
     let index = demo_index();
     let body = br#"{"model":"claude","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"write to new.person@example.org","signature":"sig"},{"type":"text","text":"ok"}]}]}"#;
+    let err = masker(0)
+        .mask_request(
+            &index,
+            provider::ANTHROPIC_MESSAGES,
+            body,
+            MaskOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        latet_core::CoreError::ValueInSignedField {
+            field: "thinking",
+            offset: 92
+        }
+    );
+    // Naming surrogates only (what the model saw), it goes out whole.
+    let body = br#"{"model":"claude","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"write to laura.bianchi@brightvale.it","signature":"sig"},{"type":"text","text":"ok"}]}]}"#;
     let outcome = masker(0)
         .mask_request(
             &index,
-            ApiShape::AnthropicMessages,
+            provider::ANTHROPIC_MESSAGES,
             body,
             MaskOptions::default(),
         )
@@ -240,15 +269,16 @@ fn thinking_blocks_are_never_altered_even_with_new_values() {
 #[test]
 fn nothing_to_mask_forwards_the_original_bytes() {
     for (shape, name) in [
-        (ApiShape::OpenAiChat, "openai_chat.json"),
-        (ApiShape::OpenAiResponses, "openai_responses.json"),
-        (ApiShape::AnthropicMessages, "anthropic_messages.json"),
+        (provider::OPENAI_CHAT, "openai_chat.json"),
+        (provider::OPENAI_RESPONSES, "openai_responses.json"),
+        (provider::ANTHROPIC_MESSAGES, "anthropic_messages.json"),
     ] {
         // Against an empty vault with detectors that find nothing here but
         // the e-mail, remove the e-mails first.
         let body = String::from_utf8(fixture(name))
             .unwrap()
-            .replace("mario.rossi@acme.it", "the customer");
+            .replace("mario.rossi@acme.it", "the customer")
+            .replace("laura.bianchi@brightvale.it", "the customer");
         let empty = index_with(&[]);
         let outcome = masker(0)
             .mask_request(&empty, shape, body.as_bytes(), MaskOptions::default())

@@ -6,7 +6,8 @@
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::json::{Document, NodeKind, PathSeg, Splice};
 use latet_core::kind::Kind;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, MaskStats, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats, Masker};
+use latet_core::provider::ProviderRef;
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::wire::{Entry, EntryId, NewValue, Snapshot};
 
@@ -80,7 +81,7 @@ pub fn fixture(name: &str) -> Vec<u8> {
 pub fn mask_ok(
     masker: &mut Masker,
     index: &SnapshotIndex,
-    shape: ApiShape,
+    shape: ProviderRef,
     body: &[u8],
 ) -> (Vec<u8>, MaskStats) {
     match masker
@@ -126,7 +127,7 @@ pub fn entries_for(index: &SnapshotIndex, values: &[NewValue], counter: &mut u32
 pub fn mask_resuming(
     masker: &mut Masker,
     index: &mut SnapshotIndex,
-    shape: ApiShape,
+    shape: ProviderRef,
     body: &[u8],
     counter: &mut u32,
 ) -> Vec<u8> {

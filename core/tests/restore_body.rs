@@ -86,7 +86,8 @@ fn openai_responses_answer() {
             (
                 "/output/0/content/0/text",
                 // A retired address stays as written but for its domain:
-                // forgetting an address leaves the domain (SPEC V5, seed 003).
+                // forgetting an address leaves the domain (rule V5,
+                // docs/product-rules.md#v5).
                 json!("Mario Rossi (mario.rossi@acme.it) owns key sk-proj-AbC123realKEY456; ana.lopez@acme.it left."),
             ),
             ("/output/1/arguments", json!({"name": "Mario Rossi", "phone": "+39 347 123 4567"})),
@@ -336,10 +337,11 @@ fn whole_body_throughput() {
     );
 }
 
-/// SPEC V5 (seed 003): forgetting an address leaves its company domain, so
-/// the domain part of the address's old surrogate still restores; nothing
-/// before the retired surrogate's last `@` does, not even an active
-/// surrogate written there. Plain text, JSON with and without escapes.
+/// Rule V5 (docs/product-rules.md#v5): forgetting an address leaves its
+/// company domain, so the domain part of the address's old surrogate still
+/// restores; nothing before the retired surrogate's last `@` does, not even
+/// an active surrogate written there. Plain text, JSON with and without
+/// escapes.
 #[test]
 fn a_retired_address_restores_only_its_company_domain() {
     let index = retired_address_index();

@@ -87,7 +87,8 @@ fn each_stream_restores_its_slots() {
             // content_part.done and output_item.done (4 each),
             // function_call_arguments.done and output_item.done (2 each),
             // response.completed (4 + 2). Retired: ana.lopez@… in 5 texts,
-            // its company domain restored in each (SPEC V5).
+            // its company domain restored in each (rule V5,
+            // docs/product-rules.md#v5).
             RestoreStats {
                 restored: 33,
                 declined_retired: 5,
@@ -390,9 +391,9 @@ proptest! {
     }
 }
 
-/// SPEC V5 (seed 003): in a stream cut anywhere, a retired address keeps
-/// its local part and restores its company domain's surrogate, as the whole
-/// body does.
+/// Rule V5 (docs/product-rules.md#v5): in a stream cut anywhere, a retired
+/// address keeps its local part and restores its company domain's
+/// surrogate, as the whole body does.
 #[test]
 fn a_retired_address_restores_its_domain_at_every_split() {
     let index = retired_address_index();
@@ -405,5 +406,33 @@ fn a_retired_address_restores_its_domain_at_every_split() {
             "cut at {cut}"
         );
         assert_eq!((got.restored, got.declined_retired), (2, 1), "cut at {cut}");
+    }
+}
+
+/// Each stream restores the same whatever provider its request's path
+/// chose: events a provider does not read are read as any known one's
+/// (an OpenAI-compatible server behind another path, a proxy), so a
+/// surrogate split across deltas is still restored. Split at every byte.
+#[test]
+fn a_stream_restores_the_same_under_any_provider() {
+    use latet_core::provider::REGISTRY;
+    let index = vault_index();
+    for path in STREAMS {
+        let stream = fixture(path);
+        let (whole, _) = restore_whole_stream(&index, &stream);
+        for provider in REGISTRY {
+            for cut in 0..=stream.len() {
+                let mut restorer = SseRestorer::for_provider(*provider);
+                let mut out = Vec::new();
+                restorer.push(&index, &stream[..cut], &mut out);
+                restorer.push(&index, &stream[cut..], &mut out);
+                restorer.finish(&index, &mut out);
+                assert!(
+                    out == whole,
+                    "{path} under {}: split at byte {cut} differs",
+                    provider.name()
+                );
+            }
+        }
     }
 }

@@ -18,10 +18,10 @@ pub fn fixture(path: &str) -> Vec<u8> {
     std::fs::read(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
-/// SPEC V5's case (seed 003): a name (`Ugo` → `Luca`) and a company domain
-/// (`acme.it` → `qzv-corp.it`) active, and a forgotten address's surrogate
-/// `Luca.acme.it@qzv-corp.it` retired: in a retired address only the
-/// domain's surrogate after its last `@` restores.
+/// The case of rule V5 (docs/product-rules.md#v5): a name (`Ugo` → `Luca`)
+/// and a company domain (`acme.it` → `qzv-corp.it`) active, and a forgotten
+/// address's surrogate `Luca.acme.it@qzv-corp.it` retired: in a retired
+/// address only the domain's surrogate after its last `@` restores.
 pub fn retired_address_index() -> SnapshotIndex {
     index_of(
         &[

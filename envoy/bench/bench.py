@@ -511,7 +511,7 @@ def render_md(doc, notes_path):
         with open(notes_path, encoding="utf-8") as f:
             w(f.read().rstrip() + "\n")
 
-    w("## Targets (issue 7)\n")
+    w("## Targets ([P1–P5](docs/product-rules.md#p1))\n")
     w("| target | measured | limit | met |")
     w("|---|---|---|---|")
     for t in doc["targets"]:

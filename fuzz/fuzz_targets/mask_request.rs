@@ -5,7 +5,7 @@
 //! value is left written in the output.
 #![no_main]
 
-use latet_core::mask::ApiShape;
+use latet_core::provider::{self, ProviderRef};
 use latet_fuzz::{json_strings, mask_resolving, masker, shape_of, values_in, Vault};
 use libfuzzer_sys::fuzz_target;
 
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let out: &[u8] = masked.as_deref().unwrap_or(body);
-    if shape == ApiShape::Text {
+    if shape == provider::PLAIN_TEXT {
         let text = std::str::from_utf8(out).expect("a masked text is UTF-8");
         assert!(
             values_in(vault.get(), text).is_empty(),
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     if input_ok {
         assert!(output.is_ok(), "valid JSON in, invalid JSON out");
     }
-    if shape == ApiShape::Json {
+    if shape == provider::GENERIC_JSON {
         if let Ok(doc) = output {
             let mut strings = Vec::new();
             json_strings(&doc, &mut strings);

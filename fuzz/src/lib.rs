@@ -5,7 +5,8 @@
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::keyed_hash::{entry_id, retired_hash};
 use latet_core::kind::Kind;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::{self, ProviderRef};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
 use latet_core::wire::{Entry, EntryId, NewValue, RetiredHash, RetiredSurrogate, Snapshot};
@@ -161,7 +162,7 @@ impl Vault {
 pub fn mask_resolving(
     masker: &mut Masker,
     vault: &mut Vault,
-    shape: ApiShape,
+    shape: ProviderRef,
     body: &[u8],
 ) -> Result<Option<Option<Vec<u8>>>, latet_core::CoreError> {
     for _ in 0..4 {
@@ -223,12 +224,12 @@ pub fn json_strings(value: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 /// The API shape a selector byte names.
-pub fn shape_of(selector: u8) -> ApiShape {
+pub fn shape_of(selector: u8) -> ProviderRef {
     match selector % 5 {
-        0 => ApiShape::Json,
-        1 => ApiShape::Text,
-        2 => ApiShape::OpenAiChat,
-        3 => ApiShape::OpenAiResponses,
-        _ => ApiShape::AnthropicMessages,
+        0 => provider::GENERIC_JSON,
+        1 => provider::PLAIN_TEXT,
+        2 => provider::OPENAI_CHAT,
+        3 => provider::OPENAI_RESPONSES,
+        _ => provider::ANTHROPIC_MESSAGES,
     }
 }

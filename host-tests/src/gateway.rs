@@ -296,7 +296,11 @@ impl Gateway {
             ],
             false,
         )?;
-        stream.request_body(body, true)?;
+        // Envoy sends no body after a local reply (the filter refuses at
+        // the headers when it cannot examine them).
+        if stream.local_reply().is_none() {
+            stream.request_body(body, true)?;
+        }
         Ok(stream)
     }
 

@@ -108,8 +108,8 @@ fn forget_story_on_two_workers_with_a_lost_broadcast() {
     assert!(contains(&upstream, new.as_bytes()), "{}", d());
 
     // An answer carrying the old surrogate: left as written but for its
-    // company domain (forgetting an address leaves the domain: SPEC V5),
-    // and counted.
+    // company domain (forgetting an address leaves the domain: rule V5,
+    // docs/product-rules.md#v5), and counted.
     let declined_before = gw.counter_of(b, DECLINED);
     answer_json(&s, &chat_answer(&format!("I had written to {old}."))).unwrap();
     let answer = s.downstream_body();

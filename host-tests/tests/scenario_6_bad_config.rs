@@ -61,25 +61,25 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
         ("bodyLimitBytes with a unit", with("\"bodyLimitBytes\": \"1MiB\""), "bodyLimitBytes"),
         (
             "routes an object, not a list",
-            with("\"routes\": {\"pathPrefix\": \"/v1/chat/completions\", \"shape\": \"openai-chat\"}"),
+            with("\"routes\": {\"path\": \"/v1/chat/completions\", \"provider\": \"openai-chat\"}"),
             "routes",
         ),
         (
-            "route prefix without its slash",
-            with("\"routes\": [{\"pathPrefix\": \"v1/chat/completions\", \"shape\": \"openai-chat\"}]"),
-            "routes[0].pathPrefix",
-        ),
-        (
-            "route shape misspelt",
-            with("\"routes\": [{\"pathPrefix\": \"/v1/messages\", \"shape\": \"anthropic\"}]"),
-            "routes[0].shape",
-        ),
-        (
-            "route field misnamed",
-            with("\"routes\": [{\"path\": \"/v1/messages\", \"shape\": \"anthropic-messages\"}]"),
+            "route path without its slash",
+            with("\"routes\": [{\"path\": \"v1/chat/completions\", \"provider\": \"openai-chat\"}]"),
             "routes[0].path",
         ),
-        ("defaultShape unknown", with("\"defaultShape\": \"xml\""), "defaultShape"),
+        (
+            "route provider misspelt",
+            with("\"routes\": [{\"path\": \"/v1/messages\", \"provider\": \"anthropic\"}]"),
+            "routes[0].provider",
+        ),
+        (
+            "route written the old way (a prefix)",
+            with("\"routes\": [{\"pathPrefix\": \"/v1/messages\", \"shape\": \"anthropic-messages\"}]"),
+            "routes[0].pathPrefix",
+        ),
+        ("defaultProvider unknown", with("\"defaultProvider\": \"xml\""), "defaultProvider"),
         ("detector switch as a string", with("\"detectors\": {\"email\": \"yes\"}"), "detectors.email"),
         ("detector misspelt", with("\"detectors\": {\"emails\": true}"), "detectors.emails"),
         (

@@ -2,7 +2,7 @@
 //! Every error names the field; none quotes the token or a dictionary entry.
 
 use latet_core::detect::{DetectorConfig, Detectors};
-use latet_core::mask::ApiShape;
+use latet_core::provider::{self, PathPattern, ProviderRef, RouteTable};
 use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
@@ -43,38 +43,38 @@ impl fmt::Debug for GatewayToken {
     }
 }
 
-/// An API shape by its configuration name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ShapeName {
-    OpenaiChat,
-    OpenaiResponses,
-    AnthropicMessages,
-    Json,
-    Text,
-}
-
-impl ShapeName {
-    /// latet-core's shape.
-    pub fn api_shape(self) -> ApiShape {
-        match self {
-            ShapeName::OpenaiChat => ApiShape::OpenAiChat,
-            ShapeName::OpenaiResponses => ApiShape::OpenAiResponses,
-            ShapeName::AnthropicMessages => ApiShape::AnthropicMessages,
-            ShapeName::Json => ApiShape::Json,
-            ShapeName::Text => ApiShape::Text,
-        }
-    }
-}
-
-/// Which shape to parse on which path.
+/// Which provider's module reads requests on which path.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RouteConfig {
-    /// A path prefix (`/v1/chat/completions`); the longest match wins.
-    pub path_prefix: String,
-    /// The shape of request bodies on those paths.
-    pub shape: ShapeName,
+    /// A whole path (`/v1/chat/completions`), `*` for any one segment
+    /// (`/openai/deployments/*/chat/completions`); matched against the
+    /// normalised request path, whole.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// A provider's name (`openai-chat`, `openai-responses`,
+    /// `anthropic-messages`, `json`, `text`).
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Replaced by `path` (a prefix also matched the endpoints nested
+    /// under it); refused with a clear error.
+    #[serde(default)]
+    path_prefix: Option<serde_json::Value>,
+    /// Replaced by `provider`; refused with a clear error.
+    #[serde(default)]
+    shape: Option<serde_json::Value>,
+}
+
+/// What to do with a value found in a request header's value (a value in
+/// a header *name* always refuses the request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeaderFindings {
+    /// Replace it by its surrogate (percent-encoded in the path and query).
+    #[default]
+    Mask,
+    /// Refuse the request (422 `latet_value_in_header`).
+    Refuse,
 }
 
 /// What to do when the control service cannot give entries for new values.
@@ -112,18 +112,27 @@ struct RawConfig {
     /// Largest request body masked.
     #[serde(default = "defaults::body_limit_bytes")]
     body_limit_bytes: usize,
-    /// Shapes by path prefix.
-    #[serde(default = "defaults::routes")]
+    /// The operator's routes, tried before the default ones.
+    #[serde(default)]
     routes: Vec<RouteConfig>,
-    /// Shape of paths no route matches.
-    #[serde(default = "defaults::default_shape")]
-    default_shape: ShapeName,
+    /// Whether every provider's default paths are routed too.
+    #[serde(default = "defaults::default_routes")]
+    default_routes: bool,
+    /// The provider of paths no route matches.
+    #[serde(default = "defaults::default_provider")]
+    default_provider: String,
+    /// Replaced by `defaultProvider`; refused with a clear error.
+    #[serde(default)]
+    default_shape: Option<serde_json::Value>,
     /// Detectors on/off and operator rules.
     #[serde(default)]
     detectors: DetectorConfig,
     /// Failure mode.
     #[serde(default)]
     failure_mode: FailureMode,
+    /// What a value in a header, the path or the query does.
+    #[serde(default)]
+    header_findings: HeaderFindings,
     /// Feed silence after which answers are not restored.
     #[serde(default = "defaults::restore_max_staleness_ms")]
     restore_max_staleness_ms: u64,
@@ -142,7 +151,6 @@ struct RawConfig {
 }
 
 mod defaults {
-    use super::{RouteConfig, ShapeName};
 
     pub fn feed_wait_ms() -> u64 {
         25_000
@@ -153,8 +161,11 @@ mod defaults {
     pub fn body_limit_bytes() -> usize {
         1 << 20
     }
-    pub fn default_shape() -> ShapeName {
-        ShapeName::Json
+    pub fn default_provider() -> String {
+        "json".to_string()
+    }
+    pub fn default_routes() -> bool {
+        true
     }
     pub fn restore_max_staleness_ms() -> u64 {
         60_000
@@ -171,19 +182,6 @@ mod defaults {
     pub fn max_shared_events() -> usize {
         1024
     }
-    pub fn routes() -> Vec<RouteConfig> {
-        [
-            ("/v1/chat/completions", ShapeName::OpenaiChat),
-            ("/v1/responses", ShapeName::OpenaiResponses),
-            ("/v1/messages", ShapeName::AnthropicMessages),
-        ]
-        .into_iter()
-        .map(|(prefix, shape)| RouteConfig {
-            path_prefix: prefix.to_string(),
-            shape,
-        })
-        .collect()
-    }
 }
 
 /// A validated configuration.
@@ -195,11 +193,11 @@ pub struct FilterConfig {
     pub feed_wait: Duration,
     pub callout_timeout: Duration,
     pub body_limit_bytes: usize,
-    /// Routes, longest prefix first.
-    pub routes: Vec<RouteConfig>,
-    pub default_shape: ShapeName,
+    /// Request path → provider.
+    pub routes: RouteTable,
     pub detectors: DetectorConfig,
     pub failure_mode: FailureMode,
+    pub header_findings: HeaderFindings,
     pub restore_max_staleness_ms: u64,
     pub memo_capacity_bytes: usize,
     pub tick: Duration,
@@ -220,13 +218,10 @@ impl FilterConfig {
         validate(raw, env)
     }
 
-    /// The shape of bodies on `path` (query ignored).
-    pub fn shape_for(&self, path: &str) -> ShapeName {
-        let path = path.split('?').next().unwrap_or(path);
-        self.routes
-            .iter()
-            .find(|r| path.starts_with(&r.path_prefix))
-            .map_or(self.default_shape, |r| r.shape)
+    /// The provider of requests on `path` (the `:path` as sent: it is
+    /// normalised before it is matched).
+    pub fn provider_for(&self, path: &str) -> ProviderRef {
+        self.routes.provider_for(path)
     }
 }
 
@@ -362,17 +357,13 @@ fn validate(
     )
     .map_err(|e| ConfigError::new(e.field, format!("{} (at least twice tickMs)", e.reason)))?;
     check_range("maxSharedEvents", raw.max_shared_events as u64, 1, 1 << 20)?;
-    let mut routes = raw.routes;
-    for (i, route) in routes.iter().enumerate() {
-        if !route.path_prefix.starts_with('/') {
-            return Err(ConfigError::new(
-                format!("routes[{i}].pathPrefix"),
-                "must start with '/'",
-            ));
-        }
+    let routes = route_table(raw.routes, raw.default_routes, &raw.default_provider)?;
+    if raw.default_shape.is_some() {
+        return Err(ConfigError::new(
+            "defaultShape",
+            "renamed: use defaultProvider (a provider's name)",
+        ));
     }
-    // Longest prefix first, so `find` picks the most specific route.
-    routes.sort_by_key(|r| std::cmp::Reverse(r.path_prefix.len()));
     Detectors::new(&raw.detectors).map_err(|err| match err {
         latet_core::CoreError::BadRule { index, reason } => {
             ConfigError::new(format!("detectors.rules[{index}]"), reason)
@@ -387,15 +378,59 @@ fn validate(
         callout_timeout: Duration::from_millis(raw.callout_timeout_ms),
         body_limit_bytes: raw.body_limit_bytes,
         routes,
-        default_shape: raw.default_shape,
         detectors: raw.detectors,
         failure_mode: raw.failure_mode,
+        header_findings: raw.header_findings,
         restore_max_staleness_ms: raw.restore_max_staleness_ms,
         memo_capacity_bytes: raw.memo_capacity_bytes,
         tick: Duration::from_millis(raw.tick_ms),
         lease_ms: raw.lease_ms,
         max_shared_events: raw.max_shared_events,
     })
+}
+
+/// The route table: the operator's routes (each `path` a whole-path
+/// pattern, each `provider` a known name), then the defaults.
+fn route_table(
+    routes: Vec<RouteConfig>,
+    with_defaults: bool,
+    default_provider: &str,
+) -> Result<RouteTable, ConfigError> {
+    let known = || {
+        format!(
+            "unknown provider, expected one of {}",
+            provider::names().join(", ")
+        )
+    };
+    let fallback = provider::by_name(default_provider)
+        .ok_or_else(|| ConfigError::new("defaultProvider", known()))?;
+    let mut table = Vec::with_capacity(routes.len());
+    for (i, route) in routes.into_iter().enumerate() {
+        if route.path_prefix.is_some() {
+            return Err(ConfigError::new(
+                format!("routes[{i}].pathPrefix"),
+                "replaced by path: a whole path, '*' for one segment (a prefix also took the endpoints nested under it)",
+            ));
+        }
+        if route.shape.is_some() {
+            return Err(ConfigError::new(
+                format!("routes[{i}].shape"),
+                "renamed: use provider (a provider's name)",
+            ));
+        }
+        let path = route
+            .path
+            .ok_or_else(|| ConfigError::new(format!("routes[{i}].path"), "missing"))?;
+        let pattern = PathPattern::parse(&path)
+            .map_err(|reason| ConfigError::new(format!("routes[{i}].path"), reason))?;
+        let name = route
+            .provider
+            .ok_or_else(|| ConfigError::new(format!("routes[{i}].provider"), "missing"))?;
+        let provider = provider::by_name(&name)
+            .ok_or_else(|| ConfigError::new(format!("routes[{i}].provider"), known()))?;
+        table.push((pattern, provider));
+    }
+    Ok(RouteTable::new(table, with_defaults, fallback))
 }
 
 fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {

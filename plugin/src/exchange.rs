@@ -2,9 +2,13 @@
 //! proxy-wasm HTTP context forwards to.
 //!
 //! Request: headers (415 for an encoded body, `content-length` and
-//! `accept-encoding` removed) → body buffered to the limit (413 beyond) →
-//! catch-up → mask → for new values one entries callout, the request paused
-//! and resumed on the answer → on failure, the configured failure mode.
+//! `accept-encoding` removed; every header, the path and the query examined
+//! and masked, new values there asking for entries with the request paused)
+//! → body buffered to the limit (413 beyond) → catch-up → mask → for new
+//! values one entries callout, the request paused and resumed on the answer
+//! → on failure, the configured failure mode. Trailers end the body: they
+//! are examined (new values there become placeholders) and the body is
+//! masked then, never forwarded unexamined.
 //! Answer: SSE restored chunk by chunk; anything else restored whole at the
 //! end of the stream; nothing restored when the feed is stale.
 
@@ -14,23 +18,36 @@ use crate::metrics::Metric;
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
 use crate::worker::Worker;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, MaskStats};
+use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats};
+use latet_core::provider::ProviderRef;
 use latet_core::restore::{restore_body, RestoreStats, SseRestorer};
 use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
 use latet_core::CoreError;
 use std::rc::Rc;
+use transport::{Section, SectionOutcome};
+
+/// The `:path` a request refused at its headers is left with, so that
+/// nothing unexamined reaches Envoy's access log.
+pub const REFUSED_PATH: &str = "/latet-refused";
 
 /// Header set on answers that were not restored, with the reason.
 pub const RESTORE_HEADER: &str = "x-latet-restore";
 
-/// How many entries callouts one request may make (a forget between the
-/// answer and its use makes the entries stale: ask once more).
-const MAX_ENTRIES_CALLOUTS: u8 = 2;
+/// How many entries callouts one request may make: one for its headers and
+/// one for its body, each asked once more when a forget between the answer
+/// and its use made the entries stale.
+const MAX_ENTRIES_CALLOUTS: u8 = 4;
 
 /// Where the request is.
 #[derive(Debug)]
 enum RequestPhase {
     Headers,
+    /// The headers' new values wait for entries (the request is paused;
+    /// `end_of_stream`: no body follows).
+    AwaitingHeaderEntries {
+        token: u32,
+        end_of_stream: bool,
+    },
     Body,
     AwaitingEntries {
         token: u32,
@@ -39,6 +56,12 @@ enum RequestPhase {
     },
     Forwarded,
     Replied,
+}
+
+/// What an entries callout was for.
+enum Pending {
+    Body { body: Vec<u8>, size: usize },
+    Headers { end_of_stream: bool },
 }
 
 /// How the answer is handled.
@@ -53,19 +76,23 @@ pub struct Exchange {
     worker: Rc<Worker>,
     request: RequestPhase,
     response: ResponseMode,
-    shape: ApiShape,
+    provider: ProviderRef,
     entries_callouts: u8,
+    /// The request body's buffered size so far (trailers end it).
+    body_size: usize,
 }
 
 impl Exchange {
     pub fn new(worker: Rc<Worker>) -> Self {
-        let shape = worker.config.default_shape.api_shape();
+        // Until the headers name a path: the every-string fallback.
+        let provider = latet_core::provider::GENERIC_JSON;
         Exchange {
             worker,
             request: RequestPhase::Headers,
             response: ResponseMode::PassThrough,
-            shape,
+            provider,
             entries_callouts: 0,
+            body_size: 0,
         }
     }
 
@@ -76,9 +103,10 @@ impl Exchange {
 
     fn refuse(&mut self, host: &dyn Host, refusal: Refusal) -> Flow {
         let metric = match refusal {
-            Refusal::BodyTooLarge | Refusal::EncodedBody | Refusal::BadBody => {
-                Metric::RequestsRefused
-            }
+            Refusal::BodyTooLarge
+            | Refusal::EncodedBody
+            | Refusal::BadBody
+            | Refusal::ValueInSignedField => Metric::RequestsRefused,
             _ => Metric::FailReject,
         };
         self.worker.metrics.add(host, metric, 1);
@@ -90,6 +118,14 @@ impl Exchange {
                 refusal.error_type()
             ),
         );
+        if matches!(
+            self.request,
+            RequestPhase::Headers | RequestPhase::AwaitingHeaderEntries { .. }
+        ) {
+            // The path was not examined (or holds a value): the access log
+            // must not print it.
+            host.set_request_header(":path", &[REFUSED_PATH.to_string()]);
+        }
         refusal.send(host);
         self.request = RequestPhase::Replied;
         Flow::Pause
@@ -97,8 +133,6 @@ impl Exchange {
 
     /// Request headers.
     pub fn on_request_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
-        // No catch-up here: headers carry nothing masked or restored; the
-        // body callback catches up before it reads the body.
         if let Some(encoding) = host.request_header("content-encoding") {
             if !encoding.trim().eq_ignore_ascii_case("identity") && !end_of_stream {
                 return self.refuse(host, Refusal::EncodedBody);
@@ -109,12 +143,117 @@ impl Exchange {
         host.remove_request_header("content-length");
         host.remove_request_header("accept-encoding");
         let path = host.request_header(":path").unwrap_or_default();
-        self.shape = self.worker.config.shape_for(&path).api_shape();
-        self.request = if end_of_stream {
-            RequestPhase::Forwarded
-        } else {
-            RequestPhase::Body
+        self.provider = self.worker.config.provider_for(&path);
+        // Headers, path and query leave now: they are examined first, with
+        // every forget applied.
+        let caught_up = self.worker.catch_up(host);
+        if !self.worker.vault.borrow().is_ready() {
+            return self.refuse(host, Refusal::VaultNotReady);
+        }
+        if !caught_up.current {
+            return self.refuse(host, Refusal::VaultBehind);
+        }
+        self.mask_headers(host, end_of_stream, false, false)
+    }
+
+    /// Masks the headers, path and query; goes on to the body, asks for
+    /// entries, or refuses. `resuming`: the request is paused.
+    fn mask_headers(
+        &mut self,
+        host: &dyn Host,
+        end_of_stream: bool,
+        resuming: bool,
+        redact_new: bool,
+    ) -> Flow {
+        let findings = self.worker.config.header_findings;
+        let outcome = {
+            let mut vault = self.worker.vault.borrow_mut();
+            transport::mask_section(host, &mut vault, Section::Headers, findings, redact_new)
         };
+        match outcome {
+            Ok(SectionOutcome::Done { values_masked }) => {
+                self.worker
+                    .metrics
+                    .add(host, Metric::ValuesMasked, values_masked);
+                self.request = if end_of_stream {
+                    self.worker.metrics.add(host, Metric::RequestsMasked, 1);
+                    RequestPhase::Forwarded
+                } else {
+                    RequestPhase::Body
+                };
+                if resuming {
+                    host.resume_request();
+                }
+                Flow::Continue
+            }
+            Ok(SectionOutcome::NeedEntries(values)) => {
+                if self.entries_callouts >= MAX_ENTRIES_CALLOUTS {
+                    return self.fail_headers(host, end_of_stream, resuming);
+                }
+                match self.dispatch_entries(host, values) {
+                    Some(token) => {
+                        self.request = RequestPhase::AwaitingHeaderEntries {
+                            token,
+                            end_of_stream,
+                        };
+                        Flow::Pause
+                    }
+                    None => self.fail_headers(host, end_of_stream, resuming),
+                }
+            }
+            Ok(SectionOutcome::Refuse(refusal)) => self.refuse(host, refusal),
+            Err(err) => {
+                host.log(Level::Warn, &format!("latet: headers not masked: {err}"));
+                self.refuse(host, Refusal::BadHeaders)
+            }
+        }
+    }
+
+    /// The failure mode for headers: reject (503) or redact new values.
+    fn fail_headers(&mut self, host: &dyn Host, end_of_stream: bool, resuming: bool) -> Flow {
+        if self.worker.config.failure_mode == FailureMode::Reject {
+            return self.refuse(host, Refusal::EntriesUnavailable);
+        }
+        self.worker.metrics.add(host, Metric::FailRedact, 1);
+        self.mask_headers(host, end_of_stream, resuming, true)
+    }
+
+    /// Request trailers: they end the body. Examined (new values become
+    /// placeholders: nothing waits for a callout after the body), then the
+    /// body buffered so far is masked as at its end.
+    pub fn on_request_trailers(&mut self, host: &dyn Host) -> Flow {
+        match self.request {
+            RequestPhase::Body | RequestPhase::Headers | RequestPhase::Forwarded => {}
+            RequestPhase::AwaitingHeaderEntries { .. }
+            | RequestPhase::AwaitingEntries { .. }
+            | RequestPhase::Replied => return Flow::Pause,
+        }
+        let findings = self.worker.config.header_findings;
+        let outcome = {
+            let mut vault = self.worker.vault.borrow_mut();
+            transport::mask_section(host, &mut vault, Section::Trailers, findings, true)
+        };
+        match outcome {
+            Ok(SectionOutcome::Done { values_masked }) => {
+                self.worker
+                    .metrics
+                    .add(host, Metric::ValuesMasked, values_masked);
+            }
+            Ok(SectionOutcome::Refuse(refusal)) => return self.refuse(host, refusal),
+            // Redacting never needs entries; refuse rather than forward.
+            Ok(SectionOutcome::NeedEntries(_)) | Err(_) => {
+                return self.refuse(host, Refusal::BadHeaders)
+            }
+        }
+        if matches!(self.request, RequestPhase::Body) {
+            if self.body_size == 0 {
+                // Headers then trailers: no body to mask.
+                self.request = RequestPhase::Forwarded;
+                return Flow::Continue;
+            }
+            // The body never carried its end: it ends here.
+            return self.on_request_body(host, self.body_size, true);
+        }
         Flow::Continue
     }
 
@@ -122,10 +261,12 @@ impl Exchange {
     pub fn on_request_body(&mut self, host: &dyn Host, size: usize, end_of_stream: bool) -> Flow {
         match self.request {
             RequestPhase::Body => {}
-            RequestPhase::AwaitingEntries { .. } => return Flow::Pause,
-            RequestPhase::Replied => return Flow::Pause,
+            RequestPhase::AwaitingEntries { .. }
+            | RequestPhase::AwaitingHeaderEntries { .. }
+            | RequestPhase::Replied => return Flow::Pause,
             RequestPhase::Headers | RequestPhase::Forwarded => return Flow::Continue,
         }
+        self.body_size = size;
         if size > self.worker.config.body_limit_bytes {
             return self.refuse(host, Refusal::BodyTooLarge);
         }
@@ -148,7 +289,7 @@ impl Exchange {
     /// `resuming`: the request is paused and must be resumed to go on.
     fn mask_and_go(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
         let outcome = self.worker.vault.borrow_mut().mask(
-            self.shape,
+            self.provider,
             &body,
             MaskOptions { redact_new: false },
         );
@@ -162,7 +303,11 @@ impl Exchange {
             }
             Err(err) => {
                 host.log(Level::Warn, &format!("latet: body not masked: {err}"));
-                self.refuse(host, Refusal::BadBody)
+                let refusal = match err {
+                    CoreError::ValueInSignedField { .. } => Refusal::ValueInSignedField,
+                    _ => Refusal::BadBody,
+                };
+                self.refuse(host, refusal)
             }
         }
     }
@@ -203,6 +348,18 @@ impl Exchange {
         if self.entries_callouts >= MAX_ENTRIES_CALLOUTS {
             return self.fail(host, body, size, resuming);
         }
+        match self.dispatch_entries(host, values) {
+            Some(token) => {
+                self.request = RequestPhase::AwaitingEntries { token, body, size };
+                Flow::Pause
+            }
+            None => self.fail(host, body, size, resuming),
+        }
+    }
+
+    /// Sends one entries callout for `values`; its token, or `None` when
+    /// it could not be sent (counted and logged).
+    fn dispatch_entries(&mut self, host: &dyn Host, values: Vec<NewValue>) -> Option<u32> {
         self.entries_callouts += 1;
         let metrics = &self.worker.metrics;
         metrics.add(host, Metric::NewValues, values.len());
@@ -211,9 +368,7 @@ impl Exchange {
             version: WIRE_VERSION,
             values,
         };
-        let Ok(payload) = serde_json::to_vec(&request) else {
-            return self.fail(host, body, size, resuming);
-        };
+        let payload = serde_json::to_vec(&request).ok()?;
         let config = &self.worker.config;
         let bearer = format!("Bearer {}", config.gateway_token.expose());
         let callout = Callout {
@@ -229,29 +384,30 @@ impl Exchange {
             timeout: config.callout_timeout,
         };
         match host.dispatch(&callout) {
-            Ok(token) => {
-                self.request = RequestPhase::AwaitingEntries { token, body, size };
-                Flow::Pause
-            }
+            Ok(token) => Some(token),
             Err(err) => {
                 host.log(
                     Level::Warn,
                     &format!("latet: entries call not dispatched ({err:?})"),
                 );
                 self.worker.metrics.add(host, Metric::CalloutFailures, 1);
-                self.fail(host, body, size, resuming)
+                None
             }
         }
     }
 
     /// The entries callout answered.
     pub fn on_callout(&mut self, host: &dyn Host, token: u32, answer: &CalloutAnswer) {
-        let (body, size) = match std::mem::replace(&mut self.request, RequestPhase::Body) {
+        let pending = match std::mem::replace(&mut self.request, RequestPhase::Body) {
             RequestPhase::AwaitingEntries {
                 token: t,
                 body,
                 size,
-            } if t == token => (body, size),
+            } if t == token => Pending::Body { body, size },
+            RequestPhase::AwaitingHeaderEntries {
+                token: t,
+                end_of_stream,
+            } if t == token => Pending::Headers { end_of_stream },
             other => {
                 self.request = other;
                 return;
@@ -274,20 +430,28 @@ impl Exchange {
                 answer.status
             )))
         };
-        match added {
-            Ok(_) => {
-                self.mask_and_go(host, body, size, true);
-            }
+        // A forget that moved the generation in between: mask again, which
+        // asks anew (at most MAX_ENTRIES_CALLOUTS in all).
+        let retry = match &added {
+            Ok(_) => true,
             Err(err) => {
                 host.log(Level::Warn, &format!("latet: entries not used: {err}"));
                 self.worker.metrics.add(host, Metric::CalloutFailures, 1);
-                if matches!(err, CoreError::StaleGeneration { .. }) {
-                    // A forget moved the generation in between: mask again,
-                    // which asks anew (at most MAX_ENTRIES_CALLOUTS in all).
-                    self.mask_and_go(host, body, size, true);
-                } else {
-                    self.fail(host, body, size, true);
-                }
+                matches!(err, CoreError::StaleGeneration { .. })
+            }
+        };
+        match (pending, retry) {
+            (Pending::Body { body, size }, true) => {
+                self.mask_and_go(host, body, size, true);
+            }
+            (Pending::Body { body, size }, false) => {
+                self.fail(host, body, size, true);
+            }
+            (Pending::Headers { end_of_stream }, true) => {
+                self.mask_headers(host, end_of_stream, true, false);
+            }
+            (Pending::Headers { end_of_stream }, false) => {
+                self.fail_headers(host, end_of_stream, true);
             }
         }
     }
@@ -298,7 +462,7 @@ impl Exchange {
             return self.refuse(host, Refusal::EntriesUnavailable);
         }
         let outcome = self.worker.vault.borrow_mut().mask(
-            self.shape,
+            self.provider,
             &body,
             MaskOptions { redact_new: true },
         );
@@ -312,6 +476,9 @@ impl Exchange {
             }
             // Redacting never needs entries; refuse rather than forward.
             Ok(MaskOutcome::NeedEntries { .. }) => self.refuse(host, Refusal::EntriesUnavailable),
+            Err(CoreError::ValueInSignedField { .. }) => {
+                self.refuse(host, Refusal::ValueInSignedField)
+            }
             Err(_) => self.refuse(host, Refusal::BadBody),
         }
     }
@@ -347,7 +514,7 @@ impl Exchange {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if content_type.starts_with("text/event-stream") {
-            self.response = ResponseMode::Stream(SseRestorer::new());
+            self.response = ResponseMode::Stream(SseRestorer::for_provider(self.provider));
         } else if content_type.is_empty()
             || content_type.contains("json")
             || content_type.starts_with("text/")
@@ -420,3 +587,4 @@ fn count_restore(worker: &Worker, host: &dyn Host, stats: RestoreStats) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;
+mod transport;

@@ -44,6 +44,7 @@ pub struct FakeHost {
     pub callouts: RefCell<Vec<SentCallout>>,
     pub dispatch_fails: Cell<bool>,
     pub request_headers: RefCell<Vec<(String, String)>>,
+    pub request_trailers: RefCell<Vec<(String, String)>>,
     pub request_body: RefCell<Vec<u8>>,
     pub resumed: Cell<u32>,
     pub response_headers: RefCell<Vec<(String, String)>>,
@@ -68,6 +69,7 @@ impl FakeHost {
             callouts: RefCell::default(),
             dispatch_fails: Cell::new(false),
             request_headers: RefCell::default(),
+            request_trailers: RefCell::default(),
             request_body: RefCell::default(),
             resumed: Cell::new(0),
             response_headers: RefCell::default(),
@@ -274,6 +276,22 @@ impl Host for FakeHost {
         find(&self.request_headers.borrow(), name)
     }
 
+    fn request_headers(&self) -> Result<Vec<(String, String)>, HostError> {
+        Ok(self.request_headers.borrow().clone())
+    }
+
+    fn set_request_header(&self, name: &str, values: &[String]) {
+        set_pairs(&mut self.request_headers.borrow_mut(), name, values);
+    }
+
+    fn request_trailers(&self) -> Result<Vec<(String, String)>, HostError> {
+        Ok(self.request_trailers.borrow().clone())
+    }
+
+    fn set_request_trailer(&self, name: &str, values: &[String]) {
+        set_pairs(&mut self.request_trailers.borrow_mut(), name, values);
+    }
+
     fn remove_request_header(&self, name: &str) {
         self.request_headers
             .borrow_mut()
@@ -327,5 +345,18 @@ impl Host for FakeHost {
         self.replies
             .borrow_mut()
             .push((status, String::from_utf8_lossy(body).into_owned()));
+    }
+}
+
+/// Replaces every pair named `name` by `values`, at the first one's place.
+fn set_pairs(pairs: &mut Vec<(String, String)>, name: &str, values: &[String]) {
+    let at = pairs
+        .iter()
+        .position(|(n, _)| n.eq_ignore_ascii_case(name))
+        .unwrap_or(pairs.len());
+    pairs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    let at = at.min(pairs.len());
+    for (i, value) in values.iter().enumerate() {
+        pairs.insert(at + i, (name.to_string(), value.clone()));
     }
 }

@@ -196,6 +196,13 @@ impl HttpContext for LatetHttp {
         }
     }
 
+    fn on_http_request_trailers(&mut self, _: usize) -> Action {
+        match &mut self.exchange {
+            Some(exchange) => action(exchange.on_request_trailers(&WasmHost)),
+            None => Action::Pause,
+        }
+    }
+
     fn on_http_response_headers(&mut self, _: usize, end_of_stream: bool) -> Action {
         match &mut self.exchange {
             Some(exchange) => action(exchange.on_response_headers(&WasmHost, end_of_stream)),

@@ -94,7 +94,18 @@ pub trait Host {
     fn metric_record(&self, id: u32, value: u64);
 
     fn request_header(&self, name: &str) -> Option<String>;
+    /// Every request header (pseudo-headers included), in order; a value
+    /// that is not UTF-8 is read lossily.
+    fn request_headers(&self) -> Result<Vec<(String, String)>, HostError>;
+    /// Replaces every value of request header `name` with `values`, in
+    /// order (headers callback only).
+    fn set_request_header(&self, name: &str, values: &[String]);
     fn remove_request_header(&self, name: &str);
+    /// Every request trailer (trailers callback only).
+    fn request_trailers(&self) -> Result<Vec<(String, String)>, HostError>;
+    /// Replaces every value of request trailer `name` with `values`
+    /// (trailers callback only).
+    fn set_request_trailer(&self, name: &str, values: &[String]);
     fn request_body(&self, size: usize) -> Option<Vec<u8>>;
     fn set_request_body(&self, size: usize, body: &[u8]) -> Result<(), HostError>;
     fn resume_request(&self);

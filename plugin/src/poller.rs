@@ -5,20 +5,25 @@
 //! It keeps no position of its own: it reads the published one, so a new
 //! lease holder goes on where the last one stopped.
 //!
-//! Publishing a `forgotten` event also erases the forgotten entries from the
-//! shared copies ([`scrub`]): the snapshot and earlier `added` events are
-//! rewritten without them before the state record moves.
-
-mod scrub;
+//! The rules (which call comes next, which events of an answer are taken,
+//! when a new snapshot is due, what a `forgotten` event erases from the
+//! shared snapshot and earlier `added` events) are `latet_core::feed`'s;
+//! this module reads and writes shared data, makes the calls, logs and
+//! counts. The snapshot and earlier `added` events are rewritten without
+//! the forgotten entries before the state record moves.
 
 use crate::config::FilterConfig;
 use crate::host::{Callout, CalloutAnswer, Host, Level};
 use crate::metrics::{Metric, Metrics};
 use crate::shared::{
-    read_events, read_lease, read_list, read_snapshot, read_state, write_json, SharedState,
-    EVENTS_KEY, QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+    read_events, read_lease, read_list, read_snapshot, read_state, write_json, EVENTS_KEY,
+    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
 };
-use latet_core::wire::{parse_feed_answer, parse_snapshot, EntryId, Event, EventBody, FeedAnswer};
+use latet_core::feed::{
+    append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
+    NextCall, PublishedState,
+};
+use latet_core::wire::{parse_feed_answer, parse_snapshot, EntryId, Event};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -80,17 +85,16 @@ impl Poller {
             return;
         }
         let state = read_state(host);
-        let (path, kind, timeout) = match state {
-            Some(state) if !self.need_snapshot => (
+        let (path, kind, timeout) = match next_call(state.as_ref(), self.need_snapshot) {
+            NextCall::EventsAfter(seq) => (
                 format!(
-                    "{EVENTS_PATH}?after={}&wait_ms={}",
-                    state.seq,
+                    "{EVENTS_PATH}?after={seq}&wait_ms={}",
                     self.config.feed_wait.as_millis()
                 ),
                 InFlight::Feed,
                 self.config.feed_wait + self.config.callout_timeout,
             ),
-            _ => (
+            NextCall::Snapshot => (
                 SNAPSHOT_PATH.to_string(),
                 InFlight::Snapshot,
                 self.config.callout_timeout,
@@ -200,11 +204,7 @@ impl Poller {
         {
             return false;
         }
-        let state = SharedState {
-            seq,
-            snapshot_seq: seq,
-            feed_answered_at_ms: host.now_ms(),
-        };
+        let state = PublishedState::at_snapshot(seq, host.now_ms());
         if write_json(host, STATE_KEY, &state, None).is_err() {
             return false;
         }
@@ -232,61 +232,46 @@ impl Poller {
                 return false;
             }
         };
-        let Some(mut state) = read_state(host) else {
-            self.need_snapshot = true;
-            return true;
-        };
-        let new_events = match answer {
-            FeedAnswer::SnapshotRequired { .. } => {
+        let (published, new_events) = match plan_feed_answer(read_state(host), answer) {
+            FeedAnswerPlan::NothingPublished => {
+                self.need_snapshot = true;
+                return true;
+            }
+            FeedAnswerPlan::SnapshotRequired => {
                 host.log(Level::Info, "latet sync: feed says snapshot required");
                 self.need_snapshot = true;
                 return true;
             }
-            FeedAnswer::Events { events, .. } => events,
+            FeedAnswerPlan::Append { published, events } => (published, events),
         };
-        let mut events = read_events(host);
-        // Keep the shared list contiguous from the snapshot's position.
-        events.retain(|e| e.seq > state.snapshot_seq && e.seq <= state.seq);
-        let before = state.seq;
-        let mut forget_arrived = false;
-        for event in new_events {
-            if event.seq <= state.seq {
-                continue;
-            }
-            if event.seq != state.seq + 1 {
-                host.log(
-                    Level::Warn,
-                    &format!(
-                        "latet sync: feed gap after seq {} (got {}); taking a snapshot",
-                        state.seq, event.seq
-                    ),
-                );
-                self.need_snapshot = true;
-                break;
-            }
-            state.seq = event.seq;
-            forget_arrived |= matches!(event.body, EventBody::Forgotten { .. });
-            events.push(event);
+        let publication =
+            append_feed_events(published, read_events(host), new_events, host.now_ms());
+        if let Some(FeedGap { after, found }) = publication.gap {
+            host.log(
+                Level::Warn,
+                &format!("latet sync: feed gap after seq {after} (got {found}); taking a snapshot"),
+            );
+            self.need_snapshot = true;
         }
-        state.feed_answered_at_ms = host.now_ms();
         // Snapshot, then events, then state, as always: a worker reading in
         // between sees a rewritten snapshot at the same `seq` (it only lacks
         // entries the events it applies next forget anyway).
-        if forget_arrived {
-            let forgotten = scrub::scrub_events(&mut events);
-            self.scrub_snapshot(host, &forgotten);
+        if let Some(forgotten) = &publication.forgotten {
+            self.scrub_snapshot(host, forgotten);
         }
-        if state.seq != before && write_json(host, EVENTS_KEY, &events, None).is_err() {
+        let state = publication.state;
+        if publication.advanced && write_json(host, EVENTS_KEY, &publication.events, None).is_err()
+        {
             return false;
         }
         if write_json(host, STATE_KEY, &state, None).is_err() {
             return false;
         }
         metrics.set(host, Metric::FeedPosition, state.seq);
-        if state.seq != before {
+        if publication.advanced {
             self.wake(host, state.seq);
         }
-        if events.len() > self.config.max_shared_events {
+        if publication.too_many_events(self.config.max_shared_events) {
             self.need_snapshot = true;
         }
         true
@@ -300,7 +285,7 @@ impl Poller {
         let Some(bytes) = read_snapshot(host) else {
             return;
         };
-        let outcome = match scrub::scrub_snapshot(bytes, forgotten) {
+        let outcome = match scrub_snapshot(bytes, forgotten) {
             Ok(Some(scrubbed)) => host
                 .shared_set(SNAPSHOT_KEY, &scrubbed, None)
                 .map_err(|err| format!("{err:?}")),

@@ -16,8 +16,17 @@ pub enum Refusal {
     VaultBehind,
     /// New values, and the control service could not give entries (503).
     EntriesUnavailable,
-    /// The body could not be masked as its shape (400).
+    /// The body could not be read as its provider's (400).
     BadBody,
+    /// A field the provider signs holds a value: it cannot be masked
+    /// without breaking the signature (422).
+    ValueInSignedField,
+    /// A header name holds a value, or a header value does and
+    /// `headerFindings` is `refuse` (422).
+    ValueInHeader,
+    /// The request's headers or trailers could not be read, so they could
+    /// not be examined (400).
+    BadHeaders,
 }
 
 impl Refusal {
@@ -27,6 +36,8 @@ impl Refusal {
             Refusal::BodyTooLarge => 413,
             Refusal::EncodedBody => 415,
             Refusal::BadBody => 400,
+            Refusal::ValueInSignedField | Refusal::ValueInHeader => 422,
+            Refusal::BadHeaders => 400,
             Refusal::VaultNotReady | Refusal::VaultBehind | Refusal::EntriesUnavailable => 503,
         }
     }
@@ -40,6 +51,9 @@ impl Refusal {
             Refusal::VaultBehind => "latet_vault_behind",
             Refusal::EntriesUnavailable => "latet_entries_unavailable",
             Refusal::BadBody => "latet_bad_body",
+            Refusal::ValueInSignedField => "latet_value_in_signed_field",
+            Refusal::ValueInHeader => "latet_value_in_header",
+            Refusal::BadHeaders => "latet_bad_headers",
         }
     }
 
@@ -50,7 +64,10 @@ impl Refusal {
             Refusal::VaultNotReady => "the gateway has no vault snapshot yet; nothing was forwarded",
             Refusal::VaultBehind => "the gateway could not apply the latest vault events; nothing was forwarded",
             Refusal::EntriesUnavailable => "the control service could not give entries for new values; nothing was forwarded",
-            Refusal::BadBody => "the request body could not be read as its API shape; nothing was forwarded",
+            Refusal::BadBody => "the request body could not be read as its provider's API; nothing was forwarded",
+            Refusal::ValueInHeader => "a request header name (or, with headerFindings refuse, a header value) holds a personal value; nothing was forwarded",
+            Refusal::BadHeaders => "the request headers or trailers could not be read, so they could not be examined; nothing was forwarded",
+            Refusal::ValueInSignedField => "a signed field of the request (a thinking block, encrypted reasoning) holds a personal value; it cannot be masked without breaking its signature, so nothing was forwarded",
         }
     }
 

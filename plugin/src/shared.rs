@@ -23,18 +23,9 @@ pub const QUEUE_PREFIX: &str = "latet-wake-";
 /// The lease holder name of the singleton sync service.
 pub const SYNC_HOLDER: &str = "sync";
 
-/// What the poller has published.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SharedState {
-    /// Feed position published (the last event in `latet.v1.events`, or the
-    /// snapshot's when there are none).
-    pub seq: u64,
-    /// The feed position of the snapshot in `latet.v1.snapshot`.
-    pub snapshot_seq: u64,
-    /// When the feed (or the snapshot) last answered, ms since the epoch.
-    pub feed_answered_at_ms: u64,
-}
+/// What the poller has published (`seq`, `snapshotSeq`, `feedAnsweredAtMs`):
+/// the record and its rules live in `latet_core::feed`.
+pub use latet_core::feed::PublishedState as SharedState;
 
 /// Who polls, until when.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,27 +5,23 @@
 //! only ways anything leaves this worker's caches: applying a `forgotten`
 //! event removes the entries from the index *and* drops every memo entry
 //! that used them; a snapshot reload replaces the index and the whole memo.
+//!
+//! The catch-up rules (which events, in what order, when to rebuild from
+//! the snapshot, never moving back) are `latet_core::feed::catch_up`'s;
+//! this module reads the shared copies and owns the caches.
 
-use crate::host::Host;
+use crate::host::{Host, Level};
 use crate::shared::{read_events, read_snapshot, read_state};
 use latet_core::detect::Detectors;
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::feed::{self, FeedFollower};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
+use latet_core::provider::ProviderRef;
 use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
 use latet_core::wire::{parse_snapshot, EntriesResponse, Event};
 use latet_core::CoreError;
 
-/// What one catch-up did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CatchUp {
-    /// Events applied (all kinds).
-    pub events_applied: usize,
-    /// `forgotten` events among them.
-    pub forgets_applied: usize,
-    /// The index was rebuilt from the shared snapshot.
-    pub snapshot_loaded: bool,
-    /// After this catch-up the worker is at (or past) the published position.
-    pub current: bool,
-}
+/// What one catch-up did (see `latet_core::feed::catch_up`).
+pub use latet_core::feed::CatchUp;
 
 /// A worker's snapshot index and masker.
 pub struct WorkerVault {
@@ -68,11 +64,21 @@ impl WorkerVault {
     /// Masks a request body.
     pub fn mask(
         &mut self,
-        shape: ApiShape,
+        provider: ProviderRef,
         body: &[u8],
         options: MaskOptions,
     ) -> Result<MaskOutcome, CoreError> {
-        self.masker.mask_request(&self.index, shape, body, options)
+        self.masker
+            .mask_request(&self.index, provider, body, options)
+    }
+
+    /// Masks loose texts (header values, path and query components).
+    pub fn mask_texts(
+        &mut self,
+        texts: &[&str],
+        options: MaskOptions,
+    ) -> Result<TextsOutcome, CoreError> {
+        self.masker.mask_texts(&self.index, texts, options)
     }
 
     /// Applies one feed event. THE erasure routine: the index drops the
@@ -113,69 +119,42 @@ impl WorkerVault {
     /// the index back: a rebuilt index that would be older than the current
     /// one is thrown away (and the catch-up reports `current: false`).
     pub fn catch_up(&mut self, host: &dyn Host) -> CatchUp {
-        let mut done = CatchUp::default();
         let Some(state) = read_state(host) else {
-            return done;
+            return CatchUp::default();
         };
         self.feed_answered_at_ms = state.feed_answered_at_ms;
-        if self.loaded && state.seq <= self.index.seq() {
-            done.current = true;
-            return done;
-        }
-        let events = read_events(host);
-        if self.loaded {
-            self.apply_from(&events, &mut done);
-            if self.index.seq() >= state.seq {
-                done.current = true;
-                return done;
-            }
-        }
-        // A gap (or no index yet): rebuild from the snapshot, then the events.
-        let Some(bytes) = read_snapshot(host) else {
-            return done;
-        };
-        let before = self.loaded.then(|| self.index.seq());
+        feed::catch_up(
+            self,
+            &state,
+            || read_events(host),
+            |current| current.rebuilt(host),
+        )
+    }
+
+    /// A new vault from the shared snapshot (`None`: absent or unreadable).
+    fn rebuilt(&self, host: &dyn Host) -> Option<WorkerVault> {
+        let bytes = read_snapshot(host)?;
         let mut rebuilt = WorkerVault::new(self.detectors.clone(), self.memo_capacity_bytes);
         if rebuilt.load_snapshot(bytes).is_err() {
             host.log(
-                crate::host::Level::Error,
+                Level::Error,
                 "latet: the shared snapshot could not be read; keeping the current index",
             );
-            return done;
-        }
-        let mut rebuilt_done = CatchUp::default();
-        rebuilt.apply_from(&events, &mut rebuilt_done);
-        if before.is_some_and(|seq| rebuilt.index.seq() < seq) {
-            return done;
+            return None;
         }
         rebuilt.feed_answered_at_ms = self.feed_answered_at_ms;
-        *self = rebuilt;
-        done.snapshot_loaded = true;
-        done.events_applied += rebuilt_done.events_applied;
-        done.forgets_applied += rebuilt_done.forgets_applied;
-        done.current = self.index.seq() >= state.seq;
-        done
+        Some(rebuilt)
+    }
+}
+
+impl FeedFollower for WorkerVault {
+    fn position(&self) -> Option<u64> {
+        self.loaded.then(|| self.index.seq())
     }
 
-    /// Applies, in order, every event after the index's position; stops at
-    /// the first gap or refusal.
-    fn apply_from(&mut self, events: &[Event], done: &mut CatchUp) {
-        for event in events {
-            if event.seq <= self.index.seq() {
-                continue;
-            }
-            if event.seq != self.index.seq() + 1 {
-                return;
-            }
-            let is_forget = matches!(event.body, latet_core::wire::EventBody::Forgotten { .. });
-            if self.apply_event(event).is_err() {
-                return;
-            }
-            done.events_applied += 1;
-            if is_forget {
-                done.forgets_applied += 1;
-            }
-        }
+    /// Through [`WorkerVault::apply_event`]: a forget clears the memo too.
+    fn apply(&mut self, event: &Event) -> bool {
+        self.apply_event(event).is_ok()
     }
 }
 

@@ -31,6 +31,37 @@ fn log_level(level: Level) -> LogLevel {
     }
 }
 
+/// A header map's pairs; values that are not UTF-8 are read lossily (they
+/// are examined all the same; names are ASCII: Envoy validates them).
+fn map_pairs(map: MapType) -> Result<Vec<(String, String)>, HostError> {
+    let pairs = hostcalls::get_map_bytes(map).map_err(host_error)?;
+    Ok(pairs
+        .into_iter()
+        .map(|(name, value)| {
+            let value = String::from_utf8(value)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            (name, value)
+        })
+        .collect())
+}
+
+/// Every value of `name` in `map` replaced by `values`: the first by
+/// replace (which drops the others), the rest added after it.
+fn replace_values(map: MapType, name: &str, values: &[String]) {
+    let mut values = values.iter();
+    match values.next() {
+        Some(first) => {
+            let _ = hostcalls::set_map_value(map, name, Some(first));
+        }
+        None => {
+            let _ = hostcalls::set_map_value(map, name, None);
+        }
+    }
+    for value in values {
+        let _ = hostcalls::add_map_value(map, name, value);
+    }
+}
+
 impl Host for WasmHost {
     fn now_ms(&self) -> u64 {
         hostcalls::get_current_time()
@@ -125,6 +156,22 @@ impl Host for WasmHost {
         hostcalls::get_map_value(MapType::HttpRequestHeaders, name)
             .ok()
             .flatten()
+    }
+
+    fn request_headers(&self) -> Result<Vec<(String, String)>, HostError> {
+        map_pairs(MapType::HttpRequestHeaders)
+    }
+
+    fn set_request_header(&self, name: &str, values: &[String]) {
+        replace_values(MapType::HttpRequestHeaders, name, values);
+    }
+
+    fn request_trailers(&self) -> Result<Vec<(String, String)>, HostError> {
+        map_pairs(MapType::HttpRequestTrailers)
+    }
+
+    fn set_request_trailer(&self, name: &str, values: &[String]) {
+        replace_values(MapType::HttpRequestTrailers, name, values);
     }
 
     fn remove_request_header(&self, name: &str) {

@@ -1,6 +1,7 @@
-//! `latet server keys forget NAME [--file F] [--yes]` (F2): values from a
-//! file or typed at the terminal, never from argv; a count, a question,
-//! batches of at most 1,000, totals, and a reminder to delete the file.
+//! `latet server keys forget NAME [--file F] [--yes]` (rule F2,
+//! docs/product-rules.md#f2): values from a file or typed at the terminal,
+//! never from argv; a count, a question, batches of at most 1,000, totals,
+//! and a reminder to delete the file.
 
 use super::client::{segment, AdminClient};
 use crate::error::{ControlError, Result};

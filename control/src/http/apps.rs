@@ -1,4 +1,5 @@
-//! Apps routes: forget (F3), mask and restore of plain text.
+//! Apps routes: forget (rule F3, docs/product-rules.md#f3), mask and restore
+//! of plain text.
 
 use super::{blocking, body, caller, ok, AppState};
 use crate::error::Result;

@@ -206,6 +206,35 @@ impl<'a> Document<'a> {
         (n.key_start != NO_KEY).then(|| &self.bytes[n.key_start as usize..n.key_end as usize])
     }
 
+    /// The byte range of `id`'s key inside its quotes; `None` when the
+    /// parent is an array or `id` is the root.
+    pub fn key_span(&self, id: NodeId) -> Option<Range<usize>> {
+        let n = self.node(id);
+        (n.key_start != NO_KEY).then_some(n.key_start as usize..n.key_end as usize)
+    }
+
+    /// Whether `id`'s key holds a backslash escape.
+    pub fn key_is_escaped(&self, id: NodeId) -> bool {
+        self.node(id).key_escaped
+    }
+
+    /// `id`'s key, decoded; `None` when it has none. Errors carry offsets
+    /// into the whole document.
+    pub fn key_value(&self, id: NodeId) -> Option<Result<Cow<'a, str>, JsonError>> {
+        let span = self.key_span(id)?;
+        if !self.node(id).key_escaped {
+            if let Some(plain) = self.text.get(span.clone()) {
+                return Some(Ok(Cow::Borrowed(plain)));
+            }
+        }
+        Some(decode(&self.bytes[span.clone()]).map_err(|e| e.shifted(span.start)))
+    }
+
+    /// Every node, in document order (the root first).
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
     /// Whether `id`'s key, decoded, equals `key`.
     pub fn key_is(&self, id: NodeId, key: &str) -> bool {
         let Some(raw) = self.key_raw(id) else {

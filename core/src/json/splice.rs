@@ -133,6 +133,25 @@ impl<'a> InOrderSplice<'a> {
         Ok(())
     }
 
+    /// Replaces `span` of the input with `raw` as it is (a number's
+    /// token, or a string written with its quotes). Same order rule as
+    /// [`InOrderSplice::replace_string`].
+    pub fn replace_raw(&mut self, span: Range<usize>, raw: &[u8]) -> Result<(), JsonError> {
+        if span.start < self.copied_to || span.end < span.start || span.end > self.input.len() {
+            return Err(JsonError::BadEdit { offset: span.start });
+        }
+        if !self.changed {
+            self.changed = true;
+            self.out
+                .reserve(self.input.len() + self.input.len() / 16 + 64);
+        }
+        self.out
+            .extend_from_slice(&self.input[self.copied_to..span.start]);
+        self.out.extend_from_slice(raw);
+        self.copied_to = span.end;
+        Ok(())
+    }
+
     /// Whether no replacement was made.
     pub fn is_empty(&self) -> bool {
         !self.changed

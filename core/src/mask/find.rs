@@ -102,6 +102,28 @@ impl TextMasking {
     }
 }
 
+/// Whether `text` holds a value: a vault value, or a detector finding that
+/// is not one of our surrogates (active or retired). Used for fields that
+/// cannot be changed: nothing is replaced, nothing is asked for.
+pub(crate) fn holds_value(
+    detectors: &Detectors,
+    index: &SnapshotIndex,
+    text: &str,
+    scratch: &mut Scratch,
+) -> bool {
+    scratch.vault.clear();
+    index.find_values(text, &mut scratch.vault);
+    if !scratch.vault.is_empty() {
+        return true;
+    }
+    scratch.findings.clear();
+    detectors.find(text, &mut scratch.findings);
+    scratch.findings.iter().any(|f| {
+        text.get(f.start..f.end)
+            .is_none_or(|found| !index.is_surrogate(found) && !index.is_retired(found))
+    })
+}
+
 /// Masks `text` against the vault and the detectors. New values are added to
 /// `new_values` (or become placeholders in redact mode). `plain_source`: the
 /// caller knows `text` holds no byte a JSON string escapes; the result is

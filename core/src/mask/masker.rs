@@ -1,14 +1,23 @@
 //! The request masker: one per worker, holding the detectors and the memo.
 
-use super::find::{mask_text_once, MaskedText, NewValues, Scratch, TextMasking};
+use super::find::{holds_value, mask_text_once, MaskedText, NewValues, Scratch, TextMasking};
 use super::memo::{MaskMemo, TextContext, MIN_MEMO_LEN};
-use super::shape::{select, ApiShape, Treatment};
 use super::MaskOptions;
 use crate::detect::Detectors;
 use crate::error::CoreError;
-use crate::json::{Document, InOrderSplice, JsonError, Limits};
+use crate::json::{encode_into, Document, InOrderSplice, JsonError, Limits, NodeId, NodeKind};
+use crate::provider::verbatim::field_for;
+use crate::provider::{
+    is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
+};
 use crate::snapshot::SnapshotIndex;
 use crate::wire::{EntryId, NewValue};
+use std::ops::Range;
+
+/// JSON written inside a JSON string (tool arguments, a tool's output) is
+/// decoded and examined this many levels deep; deeper is refused rather
+/// than examined as text, where escapes could hide a value.
+pub const MAX_JSON_IN_STRING_DEPTH: usize = 4;
 
 /// What masking a request gave. Its `Debug` shows sizes and counts only,
 /// never the body.
@@ -42,10 +51,39 @@ impl std::fmt::Debug for MaskOutcome {
     }
 }
 
+/// What masking a list of loose texts (header values, path and query
+/// components) gave. Its `Debug` shows counts only.
+#[derive(Clone, PartialEq, Eq)]
+pub enum TextsOutcome {
+    /// One entry per text: its masked form, or `None` when it is unchanged.
+    Masked {
+        texts: Vec<Option<String>>,
+        stats: MaskStats,
+    },
+    /// Distinct new values, as for [`MaskOutcome::NeedEntries`].
+    NeedEntries { values: Vec<NewValue> },
+}
+
+impl std::fmt::Debug for TextsOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TextsOutcome::Masked { texts, stats } => f
+                .debug_struct("Masked")
+                .field("changed", &texts.iter().filter(|t| t.is_some()).count())
+                .field("stats", stats)
+                .finish(),
+            TextsOutcome::NeedEntries { values } => f
+                .debug_struct("NeedEntries")
+                .field("values", values)
+                .finish(),
+        }
+    }
+}
+
 /// Counts of one masking (no values: safe to log).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MaskStats {
-    /// Strings a person wrote that were examined.
+    /// Strings, keys and numbers examined.
     pub texts: usize,
     /// Values replaced by their surrogate.
     pub values_masked: usize,
@@ -103,12 +141,18 @@ impl Masker {
         &self.detectors
     }
 
-    /// Masks a request body of `shape` against `index`.
+    /// Masks a request body sent to `provider` against `index`: every
+    /// string value, object key and number at any depth (JSON inside
+    /// strings included), but the provider's verbatim fields
+    /// ([`crate::provider::Provider::verbatim_fields`]).
     ///
-    /// Errors: a JSON shape whose body is not valid JSON (or nests deeper
-    /// than the limit), a string with a bad escape, or a text body that is
-    /// not UTF-8 — [`CoreError::BadBody`] naming the byte offset. The caller
-    /// must then refuse the request (never forward it unmasked).
+    /// Errors: a JSON provider whose body is not valid JSON (or nests deeper
+    /// than the limit, or nests JSON in strings deeper than
+    /// [`MAX_JSON_IN_STRING_DEPTH`]), a string with a bad escape, a text
+    /// body that is not UTF-8 — [`CoreError::BadBody`] naming the byte
+    /// offset; a value in a signed field —
+    /// [`CoreError::ValueInSignedField`]. The caller must then refuse the
+    /// request (never forward it unmasked).
     ///
     /// When the caller replaces the index with a new snapshot, it must call
     /// [`Masker::clear_memo`] (a replaced index is also noticed when its feed
@@ -116,7 +160,7 @@ impl Masker {
     pub fn mask_request(
         &mut self,
         index: &SnapshotIndex,
-        shape: ApiShape,
+        provider: ProviderRef,
         body: &[u8],
         options: MaskOptions,
     ) -> Result<MaskOutcome, CoreError> {
@@ -131,17 +175,17 @@ impl Masker {
             new_values: NewValues::default(),
             stats: MaskStats::default(),
         };
-        let body = match shape {
-            ApiShape::Text => {
+        let body = match provider.body_format() {
+            BodyFormat::Text => {
                 let text = std::str::from_utf8(body).map_err(|e| {
                     CoreError::BadBody(format!("not UTF-8 at byte {}", e.valid_up_to()))
                 })?;
                 run.stats.texts = 1;
-                run.unit(TextContext::Text, text, false, false)?
+                run.unit(TextContext::Text, text, false, false, 0)?
                     .masked
                     .map(|m| m.into_string().into_bytes())
             }
-            _ => run.json_body(shape, body)?,
+            BodyFormat::Json => run.json_body(provider, body)?,
         };
         if !run.new_values.is_empty() {
             return Ok(MaskOutcome::NeedEntries {
@@ -150,6 +194,48 @@ impl Masker {
         }
         Ok(MaskOutcome::Masked {
             body,
+            stats: run.stats,
+        })
+    }
+
+    /// Masks loose texts (header values, decoded path and query components)
+    /// against `index`, each as a body string would be (JSON written in one
+    /// is examined as JSON). Errors as [`Masker::mask_request`].
+    pub fn mask_texts(
+        &mut self,
+        index: &SnapshotIndex,
+        texts: &[&str],
+        options: MaskOptions,
+    ) -> Result<TextsOutcome, CoreError> {
+        self.notice_replaced_index(index);
+        let mut run = Run {
+            detectors: &self.detectors,
+            memo: &mut self.memo,
+            scratch: &mut self.scratch,
+            limits: self.limits,
+            index,
+            options,
+            new_values: NewValues::default(),
+            stats: MaskStats::default(),
+        };
+        let mut out = Vec::with_capacity(texts.len());
+        for text in texts {
+            run.stats.texts += 1;
+            let context = if looks_like_json(text) {
+                TextContext::JsonText
+            } else {
+                TextContext::Text
+            };
+            let masking = run.unit(context, text, false, false, 0)?;
+            out.push(masking.masked.map(MaskedText::into_string));
+        }
+        if !run.new_values.is_empty() {
+            return Ok(TextsOutcome::NeedEntries {
+                values: run.new_values.into_list(),
+            });
+        }
+        Ok(TextsOutcome::Masked {
+            texts: out,
             stats: run.stats,
         })
     }
@@ -187,46 +273,165 @@ impl Masker {
 }
 
 impl Run<'_> {
-    fn json_body(&mut self, shape: ApiShape, body: &[u8]) -> Result<Option<Vec<u8>>, CoreError> {
+    fn json_body(
+        &mut self,
+        provider: ProviderRef,
+        body: &[u8],
+    ) -> Result<Option<Vec<u8>>, CoreError> {
         let doc = Document::parse_with(body, self.limits)?;
-        let targets = select(&doc, shape);
-        self.stats.texts = targets.len();
-        // Targets come in document order: the output is written as we go.
         let mut splice = InOrderSplice::new(body);
-        for (node, treatment) in targets {
-            let Some(text) = doc.str_value(node) else {
-                continue;
-            };
-            let text = text?;
-            let context = match treatment {
-                Treatment::Text => TextContext::Text,
-                Treatment::JsonText => TextContext::JsonText,
-            };
-            let plain_source = !doc.is_escaped(node);
-            let masking = self.unit(context, &text, false, plain_source)?;
-            if let Some(masked) = &masking.masked {
-                if self.new_values.is_empty() {
-                    splice.replace_string(doc.span(node), masked.as_str(), masking.plain)?;
-                }
-            }
-        }
-        if !self.new_values.is_empty() {
+        let mut whole = TextMasking::default();
+        self.walk(&doc, provider.verbatim_fields(), &mut splice, &mut whole, 0)?;
+        if whole.incomplete || !self.new_values.is_empty() {
             return Ok(None);
         }
         Ok(splice.finish())
+    }
+
+    /// Examines every key, string and number of `doc` (document order), but
+    /// the verbatim `fields`, and writes the masked ones into `splice`.
+    /// `acc` gathers what the texts used; once a new value is found nothing
+    /// more is written (the request will ask for entries first).
+    fn walk(
+        &mut self,
+        doc: &Document<'_>,
+        fields: &'static [VerbatimField],
+        splice: &mut InOrderSplice<'_>,
+        acc: &mut TextMasking,
+        depth: usize,
+    ) -> Result<(), CoreError> {
+        let want_used = depth > 0;
+        for node in doc.nodes() {
+            if let (Some(key), Some(span)) = (doc.key_value(node), doc.key_span(node)) {
+                // Keys are examined as any text: agents write values there
+                // too (`{"mario@example.org": "ok"}`).
+                let key = key?;
+                let plain = !doc.key_is_escaped(node);
+                let masking = self.unit(TextContext::Text, &key, want_used, plain, depth)?;
+                self.write(splice, span, &masking, acc)?;
+            }
+            match doc.kind(node) {
+                NodeKind::String => {
+                    let Some(text) = doc.str_value(node) else {
+                        continue;
+                    };
+                    let text = text?;
+                    if let Some(field) = field_for(fields, doc, node) {
+                        if self.kept_verbatim(field, doc, node, &text)? {
+                            continue;
+                        }
+                    }
+                    let context = if looks_like_json(&text) {
+                        TextContext::JsonText
+                    } else {
+                        TextContext::Text
+                    };
+                    let plain = !doc.is_escaped(node);
+                    let masking = self.unit(context, &text, want_used, plain, depth)?;
+                    self.write(splice, doc.span(node), &masking, acc)?;
+                }
+                NodeKind::Number => self.number(doc, node, splice, acc, depth)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one masked text (a string body or a key) into `splice`.
+    fn write(
+        &mut self,
+        splice: &mut InOrderSplice<'_>,
+        span: Range<usize>,
+        masking: &TextMasking,
+        acc: &mut TextMasking,
+    ) -> Result<(), CoreError> {
+        self.stats.texts += 1;
+        acc.absorb_counts(masking);
+        if let Some(masked) = &masking.masked {
+            // Only `acc`'s own completeness counts: an inner JSON text is
+            // memoised whole, whatever other texts of the request lack.
+            if !acc.incomplete {
+                splice.replace_string(span, masked.as_str(), masking.plain)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A number is examined as the text it is written as (a card number
+    /// sent as a JSON number). Masked, it stays a number when its surrogate
+    /// is one, and becomes a string otherwise: the value must not leave.
+    fn number(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        splice: &mut InOrderSplice<'_>,
+        acc: &mut TextMasking,
+        depth: usize,
+    ) -> Result<(), CoreError> {
+        let Ok(text) = std::str::from_utf8(doc.raw(node)) else {
+            return Ok(()); // the parser checked it: ASCII
+        };
+        self.stats.texts += 1;
+        let masking = self.unit(TextContext::Text, text, depth > 0, true, depth)?;
+        acc.absorb_counts(&masking);
+        let Some(masked) = &masking.masked else {
+            return Ok(());
+        };
+        if acc.incomplete {
+            return Ok(());
+        }
+        let masked = masked.as_str();
+        if is_json_number(masked) {
+            splice.replace_raw(doc.span(node), masked.as_bytes())?;
+        } else {
+            let mut quoted = Vec::with_capacity(masked.len() + 2);
+            quoted.push(b'"');
+            encode_into(masked, &mut quoted);
+            quoted.push(b'"');
+            splice.replace_raw(doc.span(node), &quoted)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a verbatim field is kept as written. Media fields are kept
+    /// when their form holds (anything else is masked by the caller); a
+    /// signed field is kept when it holds no value, and refuses the request
+    /// when it does.
+    fn kept_verbatim(
+        &mut self,
+        field: &'static VerbatimField,
+        doc: &Document<'_>,
+        node: NodeId,
+        text: &str,
+    ) -> Result<bool, CoreError> {
+        match field.handling {
+            Verbatim::Base64Media => Ok(is_base64_media(text)),
+            Verbatim::DataUrlMedia => Ok(is_data_url_media(text)),
+            Verbatim::Signed => {
+                self.stats.texts += 1;
+                if holds_value(self.detectors, self.index, text, self.scratch) {
+                    return Err(CoreError::ValueInSignedField {
+                        field: field.key,
+                        offset: doc.span(node).start,
+                    });
+                }
+                Ok(true)
+            }
+        }
     }
 
     /// Masks one text, through the memo. `want_used` asks for the entries
     /// the masked text used even when it comes from the memo (the caller
     /// folds them into an outer text's record). `plain_source`: `text` is
     /// known to hold no byte a JSON string escapes (a string sent without
-    /// escapes).
+    /// escapes). `depth`: how deep in JSON-inside-strings `text` sits.
     fn unit(
         &mut self,
         context: TextContext,
         text: &str,
         want_used: bool,
         plain_source: bool,
+        depth: usize,
     ) -> Result<TextMasking, CoreError> {
         let key = (self.memo.is_enabled() && text.len() >= MIN_MEMO_LEN)
             .then(|| self.memo.key(context, text));
@@ -239,7 +444,7 @@ impl Run<'_> {
         }
         let masking = match context {
             TextContext::Text => self.text(text, plain_source),
-            TextContext::JsonText => self.json_text(text)?,
+            TextContext::JsonText => self.json_text(text, depth + 1)?,
         };
         if let Some(key) = key {
             self.memo.insert(key, &masking, self.index);
@@ -262,10 +467,11 @@ impl Run<'_> {
         masking
     }
 
-    /// A string that holds JSON (tool-call arguments): every string value
-    /// inside is masked and re-encoded; when it is not valid JSON, it is
+    /// A string that holds JSON (tool arguments, a tool's output): every
+    /// key, string and number inside is examined, at any depth, and the
+    /// masked ones re-encoded in place; when it is not valid JSON, it is
     /// masked as text.
-    fn json_text(&mut self, text: &str) -> Result<TextMasking, CoreError> {
+    fn json_text(&mut self, text: &str, depth: usize) -> Result<TextMasking, CoreError> {
         let inner = match Document::parse_with(text.as_bytes(), self.limits) {
             Ok(inner) => inner,
             Err(JsonError::TooDeep { offset, limit }) => {
@@ -275,28 +481,24 @@ impl Run<'_> {
             }
             Err(_) => return Ok(self.text(text, false)),
         };
-        // Decode every string first: a lone surrogate escape inside the
-        // arguments is not JSON we can rewrite, so the whole text is masked
-        // as text instead (before any inner text was counted).
-        let mut values = Vec::new();
-        for node in inner.strings() {
-            match inner.str_value(node) {
-                Some(Ok(value)) => values.push((inner.span(node), value, !inner.is_escaped(node))),
-                Some(Err(_)) => return Ok(self.text(text, false)),
-                None => {}
-            }
+        if depth > MAX_JSON_IN_STRING_DEPTH {
+            return Err(CoreError::BadBody(format!(
+                "JSON inside JSON strings nested deeper than {MAX_JSON_IN_STRING_DEPTH} levels"
+            )));
+        }
+        // A lone surrogate escape anywhere inside is not JSON we can
+        // rewrite: the whole text is masked as text instead (before any
+        // inner text was counted).
+        let undecodable = inner.nodes().any(|node| {
+            matches!(inner.str_value(node), Some(Err(_)))
+                || matches!(inner.key_value(node), Some(Err(_)))
+        });
+        if undecodable {
+            return Ok(self.text(text, false));
         }
         let mut result = TextMasking::default();
         let mut splice = InOrderSplice::new(text.as_bytes());
-        for (span, value, plain_source) in values {
-            let masking = self.unit(TextContext::Text, &value, true, plain_source)?;
-            result.absorb_counts(&masking);
-            if let Some(masked) = &masking.masked {
-                if !result.incomplete {
-                    splice.replace_string(span, masked.as_str(), masking.plain)?;
-                }
-            }
-        }
+        self.walk(&inner, &[], &mut splice, &mut result, depth)?;
         if !result.incomplete {
             if let Some(bytes) = splice.finish() {
                 let masked = String::from_utf8(bytes).map_err(|e| JsonError::NotUtf8 {
@@ -308,5 +510,76 @@ impl Run<'_> {
         result.used.sort_unstable();
         result.used.dedup();
         Ok(result)
+    }
+}
+
+/// A string whose first non-whitespace char opens a JSON object, array or
+/// string: it is tried as JSON (escapes inside could hide a value from a
+/// text scan), and masked as text when it is not.
+fn looks_like_json(text: &str) -> bool {
+    matches!(
+        text.trim_start().as_bytes().first(),
+        Some(b'{' | b'[' | b'"')
+    )
+}
+
+/// Whether `s` is a JSON number token.
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_start = i;
+    let n = digits(&mut i);
+    if n == 0 || (n > 1 && b[int_start] == b'0') {
+        return false;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod number_tests {
+    use super::is_json_number;
+
+    #[test]
+    fn json_numbers_are_recognised() {
+        for ok in ["0", "-1", "4111111111111111", "1.5", "-0.25e+10", "3E2"] {
+            assert!(is_json_number(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "1 2",
+            "4111-1111",
+            "NaN",
+        ] {
+            assert!(!is_json_number(bad), "{bad}");
+        }
     }
 }

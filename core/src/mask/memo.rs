@@ -1,8 +1,9 @@
 //! The masked-text memo: agents resend the whole history every turn, so a
 //! text already masked is served from memory. Bounded by bytes, least
-//! recently used first out. Part of the erasure surface (DESIGN.md, "Caches"):
-//! each entry records the vault entries it used, so a forget drops exactly
-//! those, and a hit is re-validated against the index before it is served.
+//! recently used first out. Part of the erasure surface
+//! (docs/architecture.md#erasure-surface): each entry records the vault
+//! entries it used, so a forget drops exactly those, and a hit is
+//! re-validated against the index before it is served.
 
 use super::find::{MaskedText, TextMasking};
 use crate::json::needs_escape;

@@ -3,10 +3,11 @@
 //! masking (re-encoding), surrogates that need escaping, texts of every
 //! length around the 8-byte scan words, and the memo's recency queue.
 
-use super::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use super::{MaskOptions, MaskOutcome, Masker};
 use crate::detect::{DetectorConfig, Detectors};
 use crate::json::{decode, encode, Document};
 use crate::kind::Kind;
+use crate::provider::{self};
 use crate::snapshot::SnapshotIndex;
 use crate::wire::{Entry, EntryId, Snapshot};
 
@@ -59,7 +60,7 @@ fn masked(masker: &mut Masker, index: &SnapshotIndex, body: &str) -> Vec<u8> {
     match masker
         .mask_request(
             index,
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             body.as_bytes(),
             MaskOptions::default(),
         )
@@ -231,7 +232,7 @@ fn memo_hit(masker: &mut Masker, index: &SnapshotIndex, body: &str) -> bool {
     match masker
         .mask_request(
             index,
-            ApiShape::OpenAiChat,
+            provider::OPENAI_CHAT,
             body.as_bytes(),
             MaskOptions::default(),
         )

@@ -4,16 +4,16 @@ use super::fragment::restore_whole;
 use super::held_text::{held_by_retired, Escaping, HeldText};
 use super::RestoreStats;
 use crate::json::{Document, NodeId, Splice};
+use crate::provider::REGISTRY;
 use crate::snapshot::{SnapshotIndex, VaultMatch};
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// Keys whose strings are signed or sealed reasoning: never altered.
-const SEALED_KEYS: [&str; 3] = ["thinking", "signature", "encrypted_content"];
-
 /// Restores a whole answer: JSON (every string value, any shape) or, when
 /// it is not JSON, UTF-8 text (invalid bytes are kept). `None` when nothing
-/// changed.
+/// changed. Strings under a key any provider signs
+/// ([`crate::provider::Provider::sealed_answer_keys`]) are left as they
+/// are, whatever the request's provider: an answer need not match its path.
 pub fn restore_body(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
     if looks_like_json(body) {
         if let Ok(doc) = Document::parse(body) {
@@ -81,6 +81,14 @@ fn restore_document(index: &SnapshotIndex, doc: &Document<'_>) -> (Option<Vec<u8
     (splice.apply(doc.bytes()).ok(), stats)
 }
 
+/// Whether string `id` sits under a key some provider signs or seals.
+fn is_sealed(doc: &Document<'_>, id: NodeId) -> bool {
+    doc.key_raw(id).is_some()
+        && REGISTRY
+            .iter()
+            .any(|p| p.sealed_answer_keys().iter().any(|key| doc.key_is(id, key)))
+}
+
 /// Buffers reused from one string to the next.
 #[derive(Default)]
 pub(crate) struct StringScratch {
@@ -96,7 +104,7 @@ pub(crate) fn restore_string(
     scratch: &mut StringScratch,
     stats: &mut RestoreStats,
 ) -> Option<(Range<usize>, Vec<u8>)> {
-    if SEALED_KEYS.iter().any(|key| doc.key_is(id, key)) {
+    if is_sealed(doc, id) {
         return None;
     }
     let raw = std::str::from_utf8(doc.raw(id)).ok()?;

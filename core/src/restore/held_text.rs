@@ -192,7 +192,8 @@ impl HeldText {
 /// because it lies inside one of the retired surrogates `retired` (spans of
 /// `text`). Not so for an address's domain: a match wholly after the last
 /// `@` of a retired surrogate is the company domain's own surrogate, and
-/// forgetting an address leaves its domain (SPEC V5), so it restores.
+/// forgetting an address leaves its domain (rule V5,
+/// docs/product-rules.md#v5), so it restores.
 pub(crate) fn held_by_retired(
     text: &str,
     retired: &[(usize, usize)],

@@ -16,26 +16,45 @@
 
 use super::body::{restore_string, StringScratch};
 use super::fragment::FragmentRestorer;
-use super::sse_event::{event_slots, SlotEnd, SlotKey};
 use super::sse_frame::{SseEvent, SseFramer, SseLine};
 use super::RestoreStats;
 use crate::json::{encode_into, Document};
+use crate::provider::stream_slots::{EventSlots, SlotEnd, SlotKey};
+use crate::provider::{ProviderRef, GENERIC_JSON};
 use crate::snapshot::SnapshotIndex;
 use std::borrow::Cow;
 use std::ops::Range;
 
 /// Restores one SSE stream (one per answer). The index may change between
 /// calls (a forget applied mid-stream): each call uses the one it is given.
-#[derive(Default)]
 pub struct SseRestorer {
     framer: SseFramer,
     slots: SlotTable,
 }
 
+impl Default for SseRestorer {
+    fn default() -> Self {
+        SseRestorer::new()
+    }
+}
+
 impl SseRestorer {
-    /// A restorer for a new stream.
+    /// A restorer for a new stream whose events may be any known
+    /// provider's ([`GENERIC_JSON`] reads them all).
     pub fn new() -> Self {
-        SseRestorer::default()
+        SseRestorer::for_provider(GENERIC_JSON)
+    }
+
+    /// A restorer for a new stream of `provider`'s events.
+    pub fn for_provider(provider: ProviderRef) -> Self {
+        SseRestorer {
+            framer: SseFramer::default(),
+            slots: SlotTable {
+                provider,
+                slots: Vec::new(),
+                scratch: StringScratch::default(),
+            },
+        }
     }
 
     /// Feeds a network chunk; appends to `out` what can be forwarded now.
@@ -65,8 +84,8 @@ impl SseRestorer {
 }
 
 /// The open content slots of a stream.
-#[derive(Default)]
 struct SlotTable {
+    provider: ProviderRef,
     slots: Vec<SlotState>,
     scratch: StringScratch,
 }
@@ -138,7 +157,14 @@ impl SlotTable {
         end_all: bool,
         out: &mut Vec<u8>,
     ) -> RestoreStats {
-        let shape = event_slots(doc);
+        let mut shape = EventSlots::default();
+        self.provider.stream_slots(doc, &mut shape);
+        if shape.deltas.is_empty() && shape.ends.is_empty() {
+            // An answer need not match its request's path (a compatible
+            // server, a proxy): events the provider does not read are read
+            // as any known provider's, so a split surrogate is still held.
+            GENERIC_JSON.stream_slots(doc, &mut shape);
+        }
         let mut ends = shape.ends;
         if end_all {
             ends.push(SlotEnd::All);

@@ -1,4 +1,5 @@
-//! Retired surrogates, known only by keyed hash and lead bucket (SPEC V6).
+//! Retired surrogates, known only by keyed hash and lead bucket (rule V6,
+//! docs/product-rules.md#v6).
 
 use super::token_matcher::BitFilter;
 use crate::keyed_hash::{retired_hash, Hash128};

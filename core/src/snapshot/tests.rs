@@ -1,5 +1,6 @@
 //! Tests of the snapshot index: lookups, matching on word boundaries,
 //! events in order, forget, retired surrogates, stream hold-back.
+//! Rule labels (V3) are those of docs/product-rules.md.
 
 use super::*;
 use crate::keyed_hash::retired_hash;

@@ -1,5 +1,6 @@
 //! Mail-provider domains: shared by many unrelated people, so they are never
-//! stored as values and are kept as written in e-mail surrogates (SPEC V5).
+//! stored as values and are kept as written in e-mail surrogates (rule V5,
+//! docs/product-rules.md#v5).
 
 /// Exact provider domains (lower case).
 const PROVIDER_DOMAINS: &[&str] = &[

@@ -274,8 +274,8 @@ async fn forget_gives_a_new_surrogate_and_retires_the_old() {
     };
 
     // The old surrogate, echoed back, is not restored but for its company
-    // domain (forgetting an address leaves the domain: SPEC V5); the new
-    // one is restored whole.
+    // domain (forgetting an address leaves the domain: rule V5,
+    // docs/product-rules.md#v5); the new one is restored whole.
     let old_local = old
         .rsplit_once('@')
         .map_or(old.as_str(), |(local, _)| local);

@@ -16,19 +16,16 @@ fn a_minimal_configuration_takes_the_defaults() {
     assert_eq!(config.body_limit_bytes, 1 << 20);
     assert_eq!(config.failure_mode, FailureMode::Reject);
     assert_eq!(config.feed_wait, Duration::from_millis(25_000));
-    assert_eq!(
-        config.shape_for("/v1/chat/completions?x=1"),
-        ShapeName::OpenaiChat
-    );
-    assert_eq!(
-        config.shape_for("/v1/messages"),
-        ShapeName::AnthropicMessages
-    );
-    assert_eq!(
-        config.shape_for("/v1/responses"),
-        ShapeName::OpenaiResponses
-    );
-    assert_eq!(config.shape_for("/other"), ShapeName::Json);
+    for (path, provider) in [
+        ("/v1/chat/completions?x=1", "openai-chat"),
+        ("/v1/messages", "anthropic-messages"),
+        ("/v1/responses", "openai-responses"),
+        ("/v1/messages/batches", "json"),
+        ("/v1//x/../messages", "anthropic-messages"),
+        ("/other", "json"),
+    ] {
+        assert_eq!(config.provider_for(path).name(), provider, "{path}");
+    }
 }
 
 #[test]
@@ -38,17 +35,31 @@ fn the_token_can_come_from_the_environment() {
 }
 
 #[test]
-fn the_longest_route_prefix_wins() {
+fn operator_routes_match_whole_paths_before_the_defaults() {
     let config = parse(&format!(
-        r#"{{{BASE}, "routes": [{{"pathPrefix": "/v1", "shape": "text"}},
-            {{"pathPrefix": "/v1/chat", "shape": "openai-chat"}}], "defaultShape": "text"}}"#
+        r#"{{{BASE}, "routes": [{{"path": "/v1/messages", "provider": "text"}},
+            {{"path": "/openai/deployments/*/chat/completions", "provider": "openai-chat"}}],
+            "defaultProvider": "text"}}"#
     ))
     .unwrap();
-    assert_eq!(
-        config.shape_for("/v1/chat/completions"),
-        ShapeName::OpenaiChat
-    );
-    assert_eq!(config.shape_for("/v1/other"), ShapeName::Text);
+    for (path, provider) in [
+        ("/v1/messages", "text"),
+        (
+            "/openai/deployments/gpt/chat/completions?api-version=1",
+            "openai-chat",
+        ),
+        ("/v1/chat/completions", "openai-chat"),
+        ("/v1/other", "text"),
+    ] {
+        assert_eq!(config.provider_for(path).name(), provider, "{path}");
+    }
+    // Without the defaults, only the operator's routes.
+    let config = parse(&format!(
+        r#"{{{BASE}, "routes": [{{"path": "/v1/messages", "provider": "anthropic-messages"}}],
+            "defaultRoutes": false}}"#
+    ))
+    .unwrap();
+    assert_eq!(config.provider_for("/v1/chat/completions").name(), "json");
 }
 
 #[test]
@@ -98,15 +109,35 @@ fn every_error_names_its_field() {
             "bodyLimitBytes",
         ),
         (
-            &format!(r#"{{{BASE}, "routes": [{{"pathPrefix": "v1", "shape": "text"}}]}}"#),
+            &format!(r#"{{{BASE}, "routes": [{{"path": "v1", "provider": "text"}}]}}"#),
+            "routes[0].path",
+        ),
+        (
+            &format!(r#"{{{BASE}, "routes": [{{"path": "/v1", "provider": "xml"}}]}}"#),
+            "routes[0].provider",
+        ),
+        (
+            &format!(r#"{{{BASE}, "routes": [{{"provider": "text"}}]}}"#),
+            "routes[0].path",
+        ),
+        (
+            &format!(r#"{{{BASE}, "routes": [{{"pathPrefix": "/v1", "shape": "text"}}]}}"#),
             "routes[0].pathPrefix",
         ),
         (
-            &format!(r#"{{{BASE}, "routes": [{{"pathPrefix": "/v1", "shape": "xml"}}]}}"#),
+            &format!(r#"{{{BASE}, "routes": [{{"path": "/v1", "shape": "text"}}]}}"#),
             "routes[0].shape",
         ),
         (
-            &format!(r#"{{{BASE}, "routes": [{{"pathPrefix": "/v1", "shape": "text", "x": 1}}]}}"#),
+            &format!(r#"{{{BASE}, "defaultShape": "json"}}"#),
+            "defaultShape",
+        ),
+        (
+            &format!(r#"{{{BASE}, "defaultProvider": "xml"}}"#),
+            "defaultProvider",
+        ),
+        (
+            &format!(r#"{{{BASE}, "routes": [{{"path": "/v1", "provider": "text", "x": 1}}]}}"#),
             "routes[0].x",
         ),
         (

@@ -58,7 +58,7 @@ fn headers_lose_content_length_and_accept_encoding() {
         host.request_header("content-type").as_deref(),
         Some("application/json")
     );
-    assert_eq!(ex.shape, ApiShape::OpenAiChat);
+    assert_eq!(ex.provider.name(), "openai-chat");
 }
 
 /// (extra config, headers, body, vault published?, status, error type)
@@ -480,8 +480,9 @@ fn a_request_reads_the_state_record_once_per_direction_and_nothing_else_when_cur
     let answer = exchange_once(&host, &worker, "Mario Rossi again", "Laura Bianchi again");
     assert!(answer.contains("Mario Rossi again"), "{answer}");
     assert!(request_body(&host).contains("Laura Bianchi again"));
-    // One read before the body is masked, one before the answer is restored.
-    assert_eq!(state_reads(&host), 2);
+    // One read before the headers are masked, one before the body is, one
+    // before the answer is restored.
+    assert_eq!(state_reads(&host), 3);
     assert_eq!(reads_of_other_keys(&host), Vec::<String>::new());
     // Each body is copied into the VM once.
     assert_eq!(host.body_reads.borrow().len(), 2);
@@ -531,8 +532,16 @@ fn a_vault_not_current_reads_no_body() {
     let host = FakeHost::alone();
     let worker = worker_with(&host, "");
     let mut ex = Exchange::new(worker);
-    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    host.set_request(CHAT, &chat("Mario Rossi"));
+    // Refused at the headers: they are examined too, against a vault that
+    // is not there yet.
+    assert_eq!(ex.on_request_headers(&host, false), Flow::Pause);
+    assert_eq!(
+        ex.on_request_body(&host, chat("Mario Rossi").len(), true),
+        Flow::Pause
+    );
     assert_eq!(host.replies.borrow().len(), 1);
+    assert_eq!(host.replies.borrow()[0].0, 503);
     assert!(host.body_reads.borrow().is_empty());
 }
 
@@ -567,4 +576,134 @@ fn a_vault_holding_only_retired_surrogates_still_declines_them() {
     let out = exchange_once(&host, &worker, "hello", "Laura Bianchi");
     assert!(out.contains("Laura Bianchi"), "{out}");
     assert_eq!(host.metric(metrics::RESTORE_DECLINED_RETIRED), 1);
+}
+
+fn header_of(host: &FakeHost, name: &str) -> Vec<String> {
+    host.request_headers
+        .borrow()
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+/// Deny by default outside the body: header values, path segments and
+/// query components are examined and masked in place; credentials in
+/// credential form, `:method` and `:scheme` are kept as sent.
+#[test]
+fn headers_path_and_query_are_masked_credentials_kept() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let headers = [
+        (":method", "POST"),
+        (
+            ":path",
+            "/v1/chat/completions/Mario%20Rossi?user=Mario+Rossi&q=ok",
+        ),
+        ("authorization", "Bearer sk-proj-Mario Rossi"),
+        ("x-customer", "Mario Rossi"),
+        ("cookie", "a=1"),
+        ("cookie", "who=Mario Rossi"),
+        ("user-agent", "agent/1.0"),
+    ];
+    assert_eq!(
+        send(&host, &mut ex, &headers, &chat("hello")),
+        Flow::Continue
+    );
+    assert_eq!(
+        header_of(&host, ":path"),
+        ["/v1/chat/completions/Laura%20Bianchi?user=Laura%20Bianchi&q=ok"]
+    );
+    assert_eq!(header_of(&host, "x-customer"), ["Laura Bianchi"]);
+    // A repeated header keeps every value, in order.
+    assert_eq!(header_of(&host, "cookie"), ["a=1", "who=Laura Bianchi"]);
+    assert_eq!(header_of(&host, "user-agent"), ["agent/1.0"]);
+    // The credential is the provider's: it arrives as sent.
+    assert_eq!(
+        header_of(&host, "authorization"),
+        ["Bearer sk-proj-Mario Rossi"]
+    );
+    assert!(host.replies.borrow().is_empty());
+}
+
+#[test]
+fn a_value_in_a_header_name_or_with_header_findings_refuse_is_refused() {
+    for (extra, headers) in [
+        (
+            "",
+            vec![(":path", "/v1/chat/completions"), ("Mario Rossi", "1")],
+        ),
+        (
+            r#", "headerFindings": "refuse""#,
+            vec![(":path", "/v1/chat/completions"), ("x-who", "Mario Rossi")],
+        ),
+        (
+            r#", "headerFindings": "refuse""#,
+            vec![(":path", "/v1/chat/completions?u=Mario%20Rossi")],
+        ),
+    ] {
+        let host = ready_host();
+        let mut ex = Exchange::new(worker_with(&host, extra));
+        host.set_request(&headers, &chat("hello"));
+        assert_eq!(
+            ex.on_request_headers(&host, false),
+            Flow::Pause,
+            "{headers:?}"
+        );
+        let replies = host.replies.borrow();
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0].0, 422);
+        assert!(
+            replies[0].1.contains("latet_value_in_header"),
+            "{}",
+            replies[0].1
+        );
+        assert!(!replies[0].1.contains("Mario"));
+        // The access log will not print the unexamined path.
+        assert_eq!(header_of(&host, ":path"), [crate::exchange::REFUSED_PATH]);
+    }
+}
+
+#[test]
+fn a_new_value_in_a_header_pauses_the_headers_for_entries() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let headers = [(":path", "/v1/chat/completions"), ("x-mail", NEW_MAIL)];
+    host.set_request(&headers, &chat("hello"));
+    assert_eq!(ex.on_request_headers(&host, false), Flow::Pause);
+    let call = host.last_callout().unwrap();
+    // The body waits too.
+    assert_eq!(ex.on_request_body(&host, 10, true), Flow::Pause);
+    ex.on_callout(&host, call.token, &entries_answer(1));
+    assert_eq!(host.resumed.get(), 1);
+    assert_eq!(header_of(&host, "x-mail"), ["elena.fontana@gmail.com"]);
+    // The body goes on as usual afterwards.
+    let body = chat(&format!("again {NEW_MAIL}"));
+    host.set_request(&headers, &body);
+    assert_eq!(ex.on_request_body(&host, body.len(), true), Flow::Continue);
+    assert!(request_body(&host).contains("elena.fontana@gmail.com"));
+}
+
+/// A body followed by trailers never carries its end: the trailers end it.
+/// The body is masked then (never forwarded unexamined), and the trailers
+/// are examined too: a new value there becomes a placeholder.
+#[test]
+fn trailers_end_the_body_and_are_masked() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let body = chat("Mario Rossi");
+    host.set_request(CHAT, &body);
+    assert_eq!(ex.on_request_headers(&host, false), Flow::Continue);
+    assert_eq!(ex.on_request_body(&host, body.len(), false), Flow::Pause);
+    *host.request_trailers.borrow_mut() = vec![
+        ("x-trace".to_string(), "Mario Rossi".to_string()),
+        ("x-mail".to_string(), NEW_MAIL.to_string()),
+    ];
+    assert_eq!(ex.on_request_trailers(&host), Flow::Continue);
+    assert!(request_body(&host).contains("Laura Bianchi"));
+    assert!(!request_body(&host).contains("Mario Rossi"));
+    let trailers = host.request_trailers.borrow().clone();
+    assert!(trailers.contains(&("x-trace".to_string(), "Laura Bianchi".to_string())));
+    assert!(trailers.contains(&("x-mail".to_string(), "[EMAIL]".to_string())));
+    assert!(host.callouts.borrow().is_empty());
 }

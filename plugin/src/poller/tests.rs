@@ -3,6 +3,7 @@ use crate::fake_host::{FakeEnvoy, FakeHost};
 use crate::lease;
 use crate::shared::{LEASE_KEY, QUEUES_KEY};
 use crate::test_support::*;
+use latet_core::wire::FeedAnswer;
 
 fn poller(holder: &str) -> (Poller, Metrics) {
     (

@@ -12,7 +12,7 @@ fn masked(vault: &mut WorkerVault, text: &str) -> (String, MaskStats) {
     let body = serde_json::json!({"messages": [{"role": "user", "content": text}]}).to_string();
     match vault
         .mask(
-            ApiShape::OpenAiChat,
+            latet_core::provider::OPENAI_CHAT,
             body.as_bytes(),
             MaskOptions::default(),
         )

@@ -13,7 +13,8 @@
 //! `LATET_BENCH_VAULTS` (comma-separated entry counts, default `10000,100000`).
 
 use latet_core::detect::{DetectorConfig, Detectors};
-use latet_core::mask::{ApiShape, MaskOptions, MaskOutcome, Masker};
+use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
+use latet_core::provider::{self, ProviderRef};
 use latet_core::restore::restore_body;
 use latet_core::snapshot::SnapshotIndex;
 use serde_json::json;
@@ -145,7 +146,7 @@ fn main() -> ExitCode {
             let d_mask = time(budget, || {
                 match masker.mask_request(
                     &index,
-                    ApiShape::OpenAiChat,
+                    provider::OPENAI_CHAT,
                     request.as_bytes(),
                     MaskOptions::default(),
                 ) {
@@ -175,7 +176,7 @@ fn main() -> ExitCode {
                     memo_masker
                         .mask_request(
                             &index,
-                            ApiShape::OpenAiChat,
+                            provider::OPENAI_CHAT,
                             body.as_bytes(),
                             MaskOptions::default(),
                         )
@@ -187,7 +188,7 @@ fn main() -> ExitCode {
                     memo_masker
                         .mask_request(
                             &index,
-                            ApiShape::OpenAiChat,
+                            provider::OPENAI_CHAT,
                             request.as_bytes(),
                             MaskOptions::default(),
                         )

@@ -1,13 +1,14 @@
 //! What one streamed event means for content slots: which text fields are
-//! deltas of which slot, and which slots it ends. Covers OpenAI Chat
-//! Completions chunks, OpenAI Responses events and Anthropic Messages
-//! events; anything else has no slot (its strings are restored whole).
+//! deltas of which slot, and which slots it ends. Each provider reads its
+//! own events ([`super::Provider::stream_slots`]); the slot kinds of every
+//! provider are listed here so the restorer can hold them side by side.
+//! An event no provider reads has no slot (its strings are restored whole).
 
 use crate::json::{Document, NodeId, NodeKind};
 
 /// One content slot of a stream: a text that arrives as deltas.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SlotKey {
+pub enum SlotKey {
     /// Chat: `choices[i].delta.content` (choice index).
     ChatContent(u64),
     /// Chat: `choices[i].delta.refusal`.
@@ -26,7 +27,7 @@ pub(crate) enum SlotKey {
 
 /// Which slots an event ends (their held text must go out before it).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SlotEnd {
+pub enum SlotEnd {
     /// Every slot of the stream.
     All,
     /// One slot.
@@ -41,7 +42,7 @@ pub(crate) enum SlotEnd {
 
 impl SlotEnd {
     /// Whether this end covers `key`.
-    pub(crate) fn covers(&self, key: &SlotKey) -> bool {
+    pub fn covers(&self, key: &SlotKey) -> bool {
         use SlotKey::*;
         match self {
             SlotEnd::All => true,
@@ -59,124 +60,13 @@ impl SlotEnd {
 /// The slot deltas an event carries (text field node per slot) and the
 /// slots it ends.
 #[derive(Debug, Default)]
-pub(crate) struct EventSlots {
+pub struct EventSlots {
     pub deltas: Vec<(SlotKey, NodeId)>,
     pub ends: Vec<SlotEnd>,
 }
 
-/// Reads an event's slots from its JSON data.
-pub(crate) fn event_slots(doc: &Document<'_>) -> EventSlots {
-    let mut slots = EventSlots::default();
-    let root = doc.root();
-    if doc.kind(root) != NodeKind::Object {
-        return slots;
-    }
-    if let Some(choices) = doc.get(root, "choices") {
-        chat_chunk(doc, choices, &mut slots);
-        return slots;
-    }
-    let Some(kind) = doc.get(root, "type").and_then(|t| doc.str_value(t)?.ok()) else {
-        return slots;
-    };
-    if kind.starts_with("response.") {
-        responses_event(doc, root, &kind, &mut slots);
-    } else {
-        anthropic_event(doc, root, &kind, &mut slots);
-    }
-    slots
-}
-
-fn chat_chunk(doc: &Document<'_>, choices: NodeId, slots: &mut EventSlots) {
-    for (position, choice) in doc.children(choices).enumerate() {
-        let i = number(doc, doc.get(choice, "index")).unwrap_or(position as u64);
-        if let Some(delta) = doc.get(choice, "delta") {
-            if let Some(text) = string_at(doc, delta, "content") {
-                slots.deltas.push((SlotKey::ChatContent(i), text));
-            }
-            if let Some(text) = string_at(doc, delta, "refusal") {
-                slots.deltas.push((SlotKey::ChatRefusal(i), text));
-            }
-            if let Some(calls) = doc.get(delta, "tool_calls") {
-                for (call_position, call) in doc.children(calls).enumerate() {
-                    let j = number(doc, doc.get(call, "index")).unwrap_or(call_position as u64);
-                    let arguments = doc
-                        .get(call, "function")
-                        .and_then(|f| string_at(doc, f, "arguments"));
-                    if let Some(text) = arguments {
-                        slots.deltas.push((SlotKey::ChatToolArguments(i, j), text));
-                    }
-                }
-            }
-        }
-        let finished = doc
-            .get(choice, "finish_reason")
-            .is_some_and(|f| doc.kind(f) != NodeKind::Null);
-        if finished {
-            slots.ends.push(SlotEnd::ChatChoice(i));
-        }
-    }
-}
-
-fn responses_event(doc: &Document<'_>, root: NodeId, kind: &str, slots: &mut EventSlots) {
-    let output = number(doc, doc.get(root, "output_index")).unwrap_or(0);
-    let part = number(doc, doc.get(root, "content_index")).unwrap_or(0);
-    let delta = || string_at(doc, root, "delta");
-    match kind {
-        "response.output_text.delta" => {
-            if let Some(text) = delta() {
-                slots
-                    .deltas
-                    .push((SlotKey::ResponsesText(output, part), text));
-            }
-        }
-        "response.refusal.delta" => {
-            if let Some(text) = delta() {
-                slots
-                    .deltas
-                    .push((SlotKey::ResponsesRefusal(output, part), text));
-            }
-        }
-        "response.function_call_arguments.delta" => {
-            if let Some(text) = delta() {
-                slots
-                    .deltas
-                    .push((SlotKey::ResponsesArguments(output), text));
-            }
-        }
-        "response.output_text.done" | "response.refusal.done" | "response.content_part.done" => {
-            slots.ends.push(SlotEnd::ResponsesPart(output, part));
-        }
-        "response.function_call_arguments.done" | "response.output_item.done" => {
-            slots.ends.push(SlotEnd::ResponsesItem(output));
-        }
-        "response.completed" | "response.incomplete" | "response.failed" => {
-            slots.ends.push(SlotEnd::All);
-        }
-        _ => {}
-    }
-}
-
-fn anthropic_event(doc: &Document<'_>, root: NodeId, kind: &str, slots: &mut EventSlots) {
-    let block = number(doc, doc.get(root, "index")).unwrap_or(0);
-    match kind {
-        "content_block_delta" => {
-            let text = doc.get(root, "delta").and_then(|delta| {
-                string_at(doc, delta, "text").or_else(|| string_at(doc, delta, "partial_json"))
-            });
-            if let Some(text) = text {
-                slots.deltas.push((SlotKey::AnthropicBlock(block), text));
-            }
-        }
-        "content_block_stop" => slots
-            .ends
-            .push(SlotEnd::Slot(SlotKey::AnthropicBlock(block))),
-        "message_stop" | "error" => slots.ends.push(SlotEnd::All),
-        _ => {}
-    }
-}
-
 /// The string member `key` of object `id`.
-fn string_at(doc: &Document<'_>, id: NodeId, key: &str) -> Option<NodeId> {
+pub(crate) fn string_at(doc: &Document<'_>, id: NodeId, key: &str) -> Option<NodeId> {
     if doc.kind(id) != NodeKind::Object {
         return None;
     }
@@ -185,7 +75,7 @@ fn string_at(doc: &Document<'_>, id: NodeId, key: &str) -> Option<NodeId> {
 }
 
 /// A non-negative integer node.
-fn number(doc: &Document<'_>, id: Option<NodeId>) -> Option<u64> {
+pub(crate) fn number(doc: &Document<'_>, id: Option<NodeId>) -> Option<u64> {
     let id = id.filter(|&n| doc.kind(n) == NodeKind::Number)?;
     std::str::from_utf8(doc.raw(id)).ok()?.parse().ok()
 }
@@ -197,7 +87,8 @@ mod tests {
 
     fn slots_of(json: &str) -> (Vec<SlotKey>, Vec<SlotEnd>) {
         let doc = Document::parse(json.as_bytes()).unwrap();
-        let slots = event_slots(&doc);
+        let mut slots = EventSlots::default();
+        crate::provider::GENERIC_JSON.stream_slots(&doc, &mut slots);
         (
             slots.deltas.into_iter().map(|(k, _)| k).collect(),
             slots.ends,

@@ -1,0 +1,152 @@
+//! A request's texts outside its body — path, query string, headers and
+//! trailers — examined and masked (deny by default). Which header is kept
+//! as sent, and how a target is split and written back, is latet-core's
+//! (`latet_core::mask::transport`); this is the glue that reads them from
+//! the host and writes the masked ones back.
+
+use crate::config::HeaderFindings;
+use crate::host::{Host, HostError};
+use crate::reply::Refusal;
+use latet_core::mask::transport::{header_kept, rewrite_target, target_pieces, TargetPiece};
+use latet_core::mask::{MaskOptions, TextsOutcome};
+use latet_core::wire::NewValue;
+use latet_core::CoreError;
+
+/// Headers or trailers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Section {
+    Headers,
+    Trailers,
+}
+
+/// What examining a section gave.
+#[derive(Debug)]
+pub(super) enum SectionOutcome {
+    /// Examined; anything found is masked in place.
+    Done { values_masked: usize },
+    /// New values need entries first (headers only).
+    NeedEntries(Vec<NewValue>),
+    /// The request must be refused.
+    Refuse(Refusal),
+}
+
+/// The texts of one section, in the order they are examined.
+struct SectionTexts {
+    /// Header names (a value in a name refuses the request).
+    names: Vec<String>,
+    /// Header names with their values (in arrival order).
+    pairs: Vec<(String, String)>,
+    /// Which pairs are examined (the others are kept, with a reason).
+    examined: Vec<bool>,
+    /// `:path` and its components (headers only).
+    target: Option<(String, Vec<TargetPiece>)>,
+}
+
+fn read(host: &dyn Host, section: Section) -> Result<SectionTexts, HostError> {
+    let pairs = match section {
+        Section::Headers => host.request_headers()?,
+        Section::Trailers => host.request_trailers()?,
+    };
+    let mut names = Vec::new();
+    let mut examined = Vec::with_capacity(pairs.len());
+    let mut target = None;
+    for (name, value) in &pairs {
+        if section == Section::Headers && name == ":path" {
+            target = Some((value.clone(), target_pieces(value)));
+            examined.push(false);
+            continue;
+        }
+        if !name.starts_with(':') && !names.contains(name) {
+            names.push(name.clone());
+        }
+        // Kept as sent: credentials in credential form, `:method`,
+        // `:scheme` (see `header_kept` for each reason).
+        examined.push(header_kept(name, value).is_none());
+    }
+    Ok(SectionTexts {
+        names,
+        pairs,
+        examined,
+        target,
+    })
+}
+
+/// Examines one section of the request and writes the masked texts back.
+/// `redact_new`: new values become placeholders instead of asking for
+/// entries (the failure mode, and trailers: they come after the body, so
+/// nothing waits for a callout there).
+pub(super) fn mask_section(
+    host: &dyn Host,
+    vault: &mut crate::vault::WorkerVault,
+    section: Section,
+    findings: HeaderFindings,
+    redact_new: bool,
+) -> Result<SectionOutcome, CoreError> {
+    let Ok(texts) = read(host, section) else {
+        // Unreadable: not examined, so not forwarded.
+        return Ok(SectionOutcome::Refuse(Refusal::BadHeaders));
+    };
+    let mut list: Vec<&str> = texts.names.iter().map(String::as_str).collect();
+    let values_at = list.len();
+    for ((_, value), examined) in texts.pairs.iter().zip(&texts.examined) {
+        if *examined {
+            list.push(value);
+        }
+    }
+    let pieces_at = list.len();
+    if let Some((_, pieces)) = &texts.target {
+        list.extend(pieces.iter().map(|p| p.decoded.as_str()));
+    }
+    let outcome = vault.mask_texts(&list, MaskOptions { redact_new })?;
+    let (masked, stats) = match outcome {
+        TextsOutcome::NeedEntries { values } => return Ok(SectionOutcome::NeedEntries(values)),
+        TextsOutcome::Masked { texts, stats } => (texts, stats),
+    };
+    if masked[..values_at].iter().any(Option::is_some) {
+        return Ok(SectionOutcome::Refuse(Refusal::ValueInHeader));
+    }
+    let changed = masked[values_at..].iter().any(Option::is_some);
+    if changed && findings == HeaderFindings::Refuse {
+        return Ok(SectionOutcome::Refuse(Refusal::ValueInHeader));
+    }
+    // Values back, grouped by name (a repeated header keeps its order).
+    let mut next = masked[values_at..pieces_at].iter();
+    let mut new_pairs: Vec<(String, String, bool)> = Vec::with_capacity(texts.pairs.len());
+    for ((name, value), examined) in texts.pairs.iter().zip(&texts.examined) {
+        let replaced = if *examined {
+            next.next().cloned().flatten()
+        } else {
+            None
+        };
+        let changed = replaced.is_some();
+        new_pairs.push((
+            name.clone(),
+            replaced.unwrap_or_else(|| value.clone()),
+            changed,
+        ));
+    }
+    let mut done: Vec<&str> = Vec::new();
+    for (name, _, changed) in &new_pairs {
+        if !changed || done.contains(&name.as_str()) || name == ":path" {
+            continue;
+        }
+        let values: Vec<String> = new_pairs
+            .iter()
+            .filter(|(n, _, _)| n == name)
+            .map(|(_, v, _)| v.clone())
+            .collect();
+        match section {
+            Section::Headers => host.set_request_header(name, &values),
+            Section::Trailers => host.set_request_trailer(name, &values),
+        }
+        done.push(name);
+    }
+    if let Some((target, pieces)) = &texts.target {
+        if let Some(rewritten) = rewrite_target(target, pieces, &masked[pieces_at..]) {
+            host.set_request_header(":path", &[rewritten]);
+        }
+    }
+    Ok(SectionOutcome::Done {
+        values_masked: stats.values_masked + stats.redacted,
+    })
+}
