@@ -25,6 +25,7 @@ mod memo;
 mod tests;
 mod text;
 pub mod transport;
+mod views;
 
 pub use masker::{MaskOutcome, MaskStats, Masker, TextsOutcome, MAX_JSON_IN_STRING_DEPTH};
 pub use text::{mask_text, TextOutcome};

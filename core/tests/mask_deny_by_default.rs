@@ -242,6 +242,26 @@ fn values_anywhere_in_a_body_leave_masked() {
             r#"{"messages":[{"role":"user","content":"\"Mario\\u0020Rossi\""}]}"#,
         ),
         ("array root", ANT, r#"[{"who":"Mario Rossi"}]"#),
+        (
+            "percent-encoded in a URL",
+            CHAT,
+            r#"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://img.example/p.png?owner=mario.rossi%40acme.it"}}]}]}"#,
+        ),
+        (
+            "double percent-encoded",
+            JSON,
+            r#"{"u":"https://x/?u=mario.rossi%2540acme.it"}"#,
+        ),
+        (
+            "percent-encoded dots and at",
+            JSON,
+            r#"{"u":"mario%2Erossi%40acme%2Eit"}"#,
+        ),
+        (
+            "a data: URL that is not media",
+            RESP,
+            r#"{"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,Mario Rossi"}]}]}"#,
+        ),
         ("string root", JSON, r#""Mario Rossi""#),
     ];
     for (case, shape, body) in cases {
@@ -255,7 +275,8 @@ fn a_number_holding_a_value_is_masked_as_a_number_or_a_string() {
     let card = ("4111111111111111", "4000056655665556", "card");
     let phone = ("393471234567", "+39 348 765 4321", "phone");
     let index = index_with(&[card, phone]);
-    let body = br#"{"card":4111111111111111,"phone":393471234567,"n":3}"#;
+    let body =
+        br#"{"card":4111111111111111,"phone":393471234567,"n":3,"exp":4.111111111111111e15}"#;
     let outcome = masker(0)
         .mask_request(&index, provider::GENERIC_JSON, body, MaskOptions::default())
         .unwrap();
@@ -269,7 +290,7 @@ fn a_number_holding_a_value_is_masked_as_a_number_or_a_string() {
     // string (the value must not leave).
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        r#"{"card":4000056655665556,"phone":"+39 348 765 4321","n":3}"#
+        r#"{"card":4000056655665556,"phone":"+39 348 765 4321","n":3,"exp":4000056655665556}"#
     );
 }
 
@@ -343,4 +364,16 @@ fn an_inner_json_text_masked_beside_a_new_value_is_not_memoised_unchanged() {
         &mut counter,
     );
     assert_no_value(&out, "resumed");
+}
+
+/// A value found in a percent-decoded reading is replaced where it was
+/// written, percent-encoded, and the rest of the URL is kept byte for byte.
+#[test]
+fn a_percent_encoded_value_is_replaced_in_place_percent_encoded() {
+    let body = r#"{"u":"https://x/p?owner=mario.rossi%40acme.it&n=1"}"#;
+    let out = String::from_utf8(mask(provider::GENERIC_JSON, body).unwrap()).unwrap();
+    assert_eq!(
+        out,
+        r#"{"u":"https://x/p?owner=laura.bianchi%40brightvale.it&n=1"}"#
+    );
 }

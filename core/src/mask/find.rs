@@ -137,8 +137,48 @@ pub(crate) fn mask_text_once(
     new_values: &mut NewValues,
     plain_source: bool,
 ) -> TextMasking {
-    let mut result = TextMasking::default();
     let mut plain = plain_source;
+    let mut out = String::new();
+    let mut copied_to = 0;
+    let mut result = replacements(
+        detectors,
+        index,
+        text,
+        options,
+        scratch,
+        new_values,
+        |start, end, replacement| {
+            if out.capacity() == 0 {
+                out.reserve(text.len() + 16);
+            }
+            out.push_str(&text[copied_to..start]);
+            plain = plain && !needs_escape(replacement);
+            out.push_str(replacement);
+            copied_to = end;
+        },
+    );
+    if !result.incomplete && copied_to > 0 {
+        out.push_str(&text[copied_to..]);
+        result.masked = Some(MaskedText::Owned(out));
+        result.plain = plain;
+    }
+    result
+}
+
+/// Finds what to replace in `text` and calls `emit(start, end, replacement)`
+/// for each, in order, without overlap (none once a new value is found:
+/// the text will not be emitted). The result holds the counts and the
+/// entries used, never the masked text.
+pub(crate) fn replacements(
+    detectors: &Detectors,
+    index: &SnapshotIndex,
+    text: &str,
+    options: MaskOptions,
+    scratch: &mut Scratch,
+    new_values: &mut NewValues,
+    mut emit: impl FnMut(usize, usize, &str),
+) -> TextMasking {
+    let mut result = TextMasking::default();
     if text.is_empty() {
         return result;
     }
@@ -158,8 +198,6 @@ pub(crate) fn mask_text_once(
     }
     resolve_overlaps(&mut scratch.findings);
 
-    let mut out = String::new();
-    let mut copied_to = 0;
     for finding in &scratch.findings {
         let Some(found) = text.get(finding.start..finding.end) else {
             continue; // not on char boundaries: a detector bug; never slice mid-char
@@ -191,18 +229,7 @@ pub(crate) fn mask_text_once(
         if result.incomplete {
             continue; // the text will not be emitted: only collect new values
         }
-        if out.capacity() == 0 {
-            out.reserve(text.len() + 16);
-        }
-        out.push_str(&text[copied_to..finding.start]);
-        plain = plain && !needs_escape(&replacement);
-        out.push_str(&replacement);
-        copied_to = finding.end;
-    }
-    if !result.incomplete && copied_to > 0 {
-        out.push_str(&text[copied_to..]);
-        result.masked = Some(MaskedText::Owned(out));
-        result.plain = plain;
+        emit(finding.start, finding.end, &replacement);
     }
     result.used.sort_unstable();
     result.used.dedup();

@@ -1,11 +1,16 @@
 //! The request masker: one per worker, holding the detectors and the memo.
 
-use super::find::{holds_value, mask_text_once, MaskedText, NewValues, Scratch, TextMasking};
+use super::find::{
+    holds_value, mask_text_once, replacements, MaskedText, NewValues, Scratch, TextMasking,
+};
 use super::memo::{MaskMemo, TextContext, MIN_MEMO_LEN};
+use super::views::{self, Reading};
 use super::MaskOptions;
 use crate::detect::Detectors;
 use crate::error::CoreError;
-use crate::json::{encode_into, Document, InOrderSplice, JsonError, Limits, NodeId, NodeKind};
+use crate::json::{
+    encode_into, needs_escape, Document, InOrderSplice, JsonError, Limits, NodeId, NodeKind,
+};
 use crate::provider::verbatim::field_for;
 use crate::provider::{
     is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
@@ -372,7 +377,14 @@ impl Run<'_> {
             return Ok(()); // the parser checked it: ASCII
         };
         self.stats.texts += 1;
-        let masking = self.unit(TextContext::Text, text, depth > 0, true, depth)?;
+        let mut masking = self.unit(TextContext::Text, text, depth > 0, true, depth)?;
+        if masking.masked.is_none() && !masking.incomplete {
+            // An integer written with a fraction or an exponent
+            // (`4.539148803436467e15`) is examined as its digits too.
+            if let Some(digits) = integer_form(text) {
+                masking = self.unit(TextContext::Text, &digits, depth > 0, true, depth)?;
+            }
+        }
         acc.absorb_counts(&masking);
         let Some(masked) = &masking.masked else {
             return Ok(());
@@ -453,7 +465,7 @@ impl Run<'_> {
     }
 
     fn text(&mut self, text: &str, plain_source: bool) -> TextMasking {
-        let masking = mask_text_once(
+        let mut masking = mask_text_once(
             self.detectors,
             self.index,
             text,
@@ -462,9 +474,60 @@ impl Run<'_> {
             &mut self.new_values,
             plain_source,
         );
+        if views::may_hide(text) {
+            self.readings(text, &mut masking);
+        }
         self.stats.values_masked += masking.values_masked;
         self.stats.redacted += masking.redacted;
         masking
+    }
+
+    /// Examines the other readings of a text (percent-decoded, a `data:`
+    /// URL's payload) and replaces a value found there where it was
+    /// written, encoded as it was (`mario.rossi%40acme.it` becomes the
+    /// surrogate percent-encoded).
+    fn readings(&mut self, text: &str, masking: &mut TextMasking) {
+        let first = masking.masked.as_ref().map(|m| m.as_str().to_string());
+        let mut current: Option<String> = None;
+        for reading in [Reading::DataPayload, Reading::PercentDecoded] {
+            let source = current.as_deref().or(first.as_deref()).unwrap_or(text);
+            let Some(view) = views::view(source, reading) else {
+                continue;
+            };
+            let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+            let found = replacements(
+                self.detectors,
+                self.index,
+                &view.text,
+                self.options,
+                self.scratch,
+                &mut self.new_values,
+                |start, end, replacement| {
+                    edits.push((view.original(start..end), view.encode(replacement)));
+                },
+            );
+            masking.absorb_counts(&found);
+            if masking.incomplete || edits.is_empty() {
+                continue;
+            }
+            let mut out = String::with_capacity(source.len() + 16);
+            let mut copied = 0;
+            for (range, replacement) in edits {
+                out.push_str(&source[copied..range.start]);
+                out.push_str(&replacement);
+                copied = range.end;
+            }
+            out.push_str(&source[copied..]);
+            current = Some(out);
+        }
+        masking.used.sort_unstable();
+        masking.used.dedup();
+        if masking.incomplete {
+            masking.masked = None;
+        } else if let Some(out) = current {
+            masking.plain = !needs_escape(&out);
+            masking.masked = Some(MaskedText::Owned(out));
+        }
     }
 
     /// A string that holds JSON (tool arguments, a tool's output): every
@@ -523,6 +586,40 @@ fn looks_like_json(text: &str) -> bool {
     )
 }
 
+/// The digits of an integer written as a JSON number with a fraction or an
+/// exponent (`4.5e3` → `4500`), when it has at most 19 digits; `None` for
+/// a number written plainly or one that is not an integer.
+fn integer_form(s: &str) -> Option<String> {
+    if !s.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    let (sign, rest) = match s.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", s),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits = format!("{int}{frac}");
+    let shift = exponent - i32::try_from(frac.len()).ok()?;
+    if shift >= 0 {
+        if shift > 19 {
+            return None;
+        }
+        digits.extend(std::iter::repeat_n('0', shift as usize));
+    } else {
+        let cut = usize::try_from(-shift).ok()?;
+        if cut > digits.len() || !digits[digits.len() - cut..].bytes().all(|b| b == b'0') {
+            return None;
+        }
+        digits.truncate(digits.len() - cut);
+    }
+    let digits = digits.trim_start_matches('0');
+    (!digits.is_empty() && digits.len() <= 19).then(|| format!("{sign}{digits}"))
+}
+
 /// Whether `s` is a JSON number token.
 fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
@@ -560,7 +657,23 @@ fn is_json_number(s: &str) -> bool {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod number_tests {
-    use super::is_json_number;
+    use super::{integer_form, is_json_number};
+
+    #[test]
+    fn integers_written_with_an_exponent_are_read_as_their_digits() {
+        for (written, digits) in [
+            ("4.539000015442058e15", Some("4539000015442058")),
+            ("4539000015442058.0", Some("4539000015442058")),
+            ("45.39E2", Some("4539")),
+            ("-1.2e3", Some("-1200")),
+            ("4111111111111111", None),
+            ("1.5", None),
+            ("1e30", None),
+            ("0.0", None),
+        ] {
+            assert_eq!(integer_form(written).as_deref(), digits, "{written}");
+        }
+    }
 
     #[test]
     fn json_numbers_are_recognised() {
