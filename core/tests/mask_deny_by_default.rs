@@ -377,3 +377,40 @@ fn a_percent_encoded_value_is_replaced_in_place_percent_encoded() {
         r#"{"u":"https://x/p?owner=laura.bianchi%40brightvale.it&n=1"}"#
     );
 }
+
+/// A phone written as a JSON number without its `+` is a phone: it asks
+/// for an entry of kind phone, and its surrogate (digits, as the value)
+/// stays a number. A millisecond timestamp is not taken for one.
+#[test]
+fn a_phone_written_as_a_json_number_is_masked() {
+    use latet_core::kind::Kind;
+    let body = br#"{"callback":393480493047,"created":1755000000000,"seed":12345678901234567}"#;
+    let outcome = masker(0)
+        .mask_request(
+            &demo_index(),
+            provider::GENERIC_JSON,
+            body,
+            MaskOptions::default(),
+        )
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(values.len(), 1, "{values:?}");
+    assert_eq!(values[0].kind, Kind::Phone);
+    assert_eq!(values[0].value, "393480493047");
+    let index = index_with(&[("393480493047", "393471112233", "phone")]);
+    let outcome = masker(0)
+        .mask_request(&index, provider::GENERIC_JSON, body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::Masked {
+        body: Some(out), ..
+    } = outcome
+    else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"{"callback":393471112233,"created":1755000000000,"seed":12345678901234567}"#
+    );
+}

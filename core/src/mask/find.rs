@@ -4,6 +4,7 @@
 use super::MaskOptions;
 use crate::detect::{resolve_overlaps, Detectors, Finding};
 use crate::json::needs_escape;
+use crate::kind::Kind;
 use crate::snapshot::{Slot, SnapshotIndex, VaultMatch};
 use crate::wire::{EntryId, NewValue};
 use std::collections::HashSet;
@@ -13,7 +14,7 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct Scratch {
     vault: Vec<VaultMatch>,
-    findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// New values found in a request, distinct, in the order first seen.
@@ -122,6 +123,43 @@ pub(crate) fn holds_value(
         text.get(f.start..f.end)
             .is_none_or(|found| !index.is_surrogate(found) && !index.is_retired(found))
     })
+}
+
+/// Masks `text` whole as one value of `kind`: a number that a detector
+/// reads only in another written form (a phone's digits without their
+/// `+`). Known values take their surrogate; a new one is asked for (or
+/// redacted), as any finding.
+pub(crate) fn mask_whole_as(
+    index: &SnapshotIndex,
+    text: &str,
+    kind: Kind,
+    options: MaskOptions,
+    new_values: &mut NewValues,
+) -> TextMasking {
+    let mut result = TextMasking::default();
+    if index.is_surrogate(text) {
+        return result;
+    }
+    match index.by_value(text) {
+        Some(entry) => {
+            result.used.push((entry.slot, entry.id));
+            result.values_masked = 1;
+            result.plain = !needs_escape(entry.surrogate);
+            result.masked = Some(MaskedText::Owned(entry.surrogate.to_string()));
+        }
+        None if options.redact_new => {
+            result.redacted = 1;
+            result.masked = Some(MaskedText::Owned(kind.placeholder().to_string()));
+        }
+        None => {
+            result.incomplete = true;
+            new_values.add(NewValue {
+                kind,
+                value: text.to_string(),
+            });
+        }
+    }
+    result
 }
 
 /// Masks `text` against the vault and the detectors. New values are added to

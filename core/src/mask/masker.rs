@@ -1,7 +1,8 @@
 //! The request masker: one per worker, holding the detectors and the memo.
 
 use super::find::{
-    holds_value, mask_text_once, replacements, MaskedText, NewValues, Scratch, TextMasking,
+    holds_value, mask_text_once, mask_whole_as, replacements, MaskedText, NewValues, Scratch,
+    TextMasking,
 };
 use super::memo::{MaskMemo, TextContext, MIN_MEMO_LEN};
 use super::views::{self, Reading};
@@ -11,6 +12,7 @@ use crate::error::CoreError;
 use crate::json::{
     encode_into, needs_escape, Document, InOrderSplice, JsonError, Limits, NodeId, NodeKind,
 };
+use crate::kind::Kind;
 use crate::provider::verbatim::field_for;
 use crate::provider::{
     is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
@@ -385,6 +387,17 @@ impl Run<'_> {
                 masking = self.unit(TextContext::Text, &digits, depth > 0, true, depth)?;
             }
         }
+        if masking.masked.is_none() && !masking.incomplete && self.phone_digits(text) {
+            masking = mask_whole_as(
+                self.index,
+                text,
+                Kind::Phone,
+                self.options,
+                &mut self.new_values,
+            );
+            self.stats.values_masked += masking.values_masked;
+            self.stats.redacted += masking.redacted;
+        }
         acc.absorb_counts(&masking);
         let Some(masked) = &masking.masked else {
             return Ok(());
@@ -403,6 +416,28 @@ impl Run<'_> {
             splice.replace_raw(doc.span(node), &quoted)?;
         }
         Ok(())
+    }
+
+    /// Whether a JSON number is a phone number written as its digits
+    /// without `+` (international form, 11 to 15 digits): the phone
+    /// detector reads it with its `+`. A 13-digit number starting with 1
+    /// is left out: it is a millisecond timestamp far more often than a
+    /// phone (and no number of country code 1 has 13 digits).
+    fn phone_digits(&mut self, text: &str) -> bool {
+        let len = text.len();
+        if !(11..=15).contains(&len) || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        if len == 13 && text.starts_with('1') {
+            return false;
+        }
+        let plus = format!("+{text}");
+        let findings = &mut self.scratch.findings;
+        findings.clear();
+        self.detectors.find(&plus, findings);
+        findings
+            .iter()
+            .any(|f| f.kind == Kind::Phone && f.start == 0 && f.end == plus.len())
     }
 
     /// Whether a verbatim field is kept as written. Media fields are kept
