@@ -17,6 +17,7 @@
 //! In redact mode ([`MaskOptions::redact_new`]) new values become their
 //! kind's placeholder (`[EMAIL]`) instead.
 
+mod clean_texts;
 mod find;
 mod masker;
 mod memo;

@@ -548,3 +548,25 @@ fn overlapping_values_are_masked_as_their_union() {
     }
     assert!(content.ends_with(", and Laura Bianchi alone"));
 }
+
+/// Short texts found clean (keys, roles) are not scanned again in the same
+/// index position, but an entry added or a forget applied since makes them
+/// examined afresh: a text never passes as clean against an index that
+/// could now find something in it.
+#[test]
+fn a_short_text_found_clean_is_examined_again_once_the_index_moves() {
+    let mut index = index_with(&[]);
+    let mut masker = masker(1 << 20);
+    let body = br#"{"messages":[{"role":"user","content":"Rossi"}]}"#;
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, body);
+    assert_eq!(out, body.to_vec());
+    assert!(masker.clean_texts_len() > 0);
+    // The vault learns the word: the next request must mask it.
+    let added = vec![entry(9, "Rossi", "Bianchi", "name", index.generation())];
+    index.add_entries(index.generation(), added).unwrap();
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, body);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"{"messages":[{"role":"user","content":"Bianchi"}]}"#
+    );
+}

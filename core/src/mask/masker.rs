@@ -1,5 +1,6 @@
 //! The request masker: one per worker, holding the detectors and the memo.
 
+use super::clean_texts::{CleanTexts, MAX_CLEAN_LEN};
 use super::find::{
     holds_value, mask_text_once, mask_whole_as, replacements, MaskedText, NewValues, Scratch,
     TextMasking,
@@ -105,6 +106,7 @@ pub struct MaskStats {
 pub struct Masker {
     detectors: Detectors,
     memo: MaskMemo,
+    clean: CleanTexts,
     limits: Limits,
     scratch: Scratch,
     /// The index position last masked against, to notice a replaced index.
@@ -115,6 +117,7 @@ pub struct Masker {
 struct Run<'m> {
     detectors: &'m Detectors,
     memo: &'m mut MaskMemo,
+    clean: &'m mut CleanTexts,
     scratch: &'m mut Scratch,
     limits: Limits,
     index: &'m SnapshotIndex,
@@ -130,6 +133,7 @@ impl Masker {
         Masker {
             detectors,
             memo: MaskMemo::new(memo_capacity_bytes),
+            clean: CleanTexts::default(),
             limits: Limits::default(),
             scratch: Scratch::default(),
             last_seen: None,
@@ -175,6 +179,7 @@ impl Masker {
         let mut run = Run {
             detectors: &self.detectors,
             memo: &mut self.memo,
+            clean: &mut self.clean,
             scratch: &mut self.scratch,
             limits: self.limits,
             index,
@@ -218,6 +223,7 @@ impl Masker {
         let mut run = Run {
             detectors: &self.detectors,
             memo: &mut self.memo,
+            clean: &mut self.clean,
             scratch: &mut self.scratch,
             limits: self.limits,
             index,
@@ -251,11 +257,19 @@ impl Masker {
     /// calls this with [`crate::snapshot::AppliedEvent::forgotten`]).
     pub fn forget(&mut self, ids: &[EntryId]) {
         self.memo.forget(ids);
+        self.clean.clear();
     }
 
-    /// Empties the memo (a new snapshot replaced the index).
+    /// Empties the memo and the short clean texts (a new snapshot
+    /// replaced the index).
     pub fn clear_memo(&mut self) {
         self.memo.clear();
+        self.clean.clear();
+    }
+
+    /// Short texts held as examined and clean.
+    pub fn clean_texts_len(&self) -> usize {
+        self.clean.len()
     }
 
     /// Texts held in the memo.
@@ -273,6 +287,7 @@ impl Masker {
         if let Some((seq, epoch)) = self.last_seen {
             if now.0 < seq || now.1 < epoch {
                 self.memo.clear();
+                self.clean.clear();
             }
         }
         self.last_seen = Some(now);
@@ -480,6 +495,12 @@ impl Run<'_> {
         plain_source: bool,
         depth: usize,
     ) -> Result<TextMasking, CoreError> {
+        let short =
+            self.memo.is_enabled() && context == TextContext::Text && text.len() < MAX_CLEAN_LEN;
+        let at = (self.index.seq(), self.index.add_epoch());
+        if short && self.clean.contains(at, text) {
+            return Ok(TextMasking::default());
+        }
         let key = (self.memo.is_enabled() && text.len() >= MIN_MEMO_LEN)
             .then(|| self.memo.key(context, text));
         if let Some(key) = key {
@@ -495,6 +516,13 @@ impl Run<'_> {
         };
         if let Some(key) = key {
             self.memo.insert(key, &masking, self.index);
+        }
+        let clean = masking.masked.is_none()
+            && !masking.incomplete
+            && masking.values_masked == 0
+            && masking.redacted == 0;
+        if short && clean {
+            self.clean.insert(at, text);
         }
         Ok(masking)
     }
