@@ -24,11 +24,11 @@ pub enum CoreError {
     /// Operator rule configuration is invalid (named by rule index and field).
     #[error("rule {index}: {reason}")]
     BadRule { index: usize, reason: String },
-    /// A field the provider signs (it cannot be changed) holds a value:
-    /// the request must be refused. Named by the field's key (ours, from
-    /// the provider module) and byte offset.
-    #[error("body: a value was found in the signed field '{field}' at byte {offset}: it cannot be masked without breaking the signature")]
-    ValueInSignedField { field: &'static str, offset: usize },
+    /// A field that cannot be changed (signed by the provider, or a media
+    /// file) holds a value: the request must be refused. Named by the
+    /// field's key (ours, from the provider module) and byte offset.
+    #[error("body: a value was found in the field '{field}' at byte {offset}, which is kept as written (a signature or a media file): it cannot be masked")]
+    ValueInVerbatimField { field: &'static str, offset: usize },
     /// A body could not be parsed as the API it was sent to.
     #[error("body: {0}")]
     BadBody(String),

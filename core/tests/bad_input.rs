@@ -372,7 +372,7 @@ fn a_signed_thinking_block_with_its_type_repeated_identically_stays_whole() {
     assert!(
         matches!(
             err,
-            CoreError::ValueInSignedField {
+            CoreError::ValueInVerbatimField {
                 field: "thinking",
                 ..
             }
@@ -385,7 +385,7 @@ fn a_signed_thinking_block_with_its_type_repeated_identically_stays_whole() {
     assert!(
         matches!(
             err,
-            CoreError::ValueInSignedField {
+            CoreError::ValueInVerbatimField {
                 field: "signature",
                 ..
             }

@@ -323,7 +323,7 @@ fn every_verbatim_field_keeps_its_form_and_nothing_else() {
                 (Ok(out), Verbatim::Base64Media | Verbatim::DataUrlMedia) => {
                     assert_no_value(&out, &at)
                 }
-                (Err(CoreError::ValueInSignedField { field: key, .. }), Verbatim::Signed) => {
+                (Err(CoreError::ValueInVerbatimField { field: key, .. }), Verbatim::Signed) => {
                     assert_eq!(key, field.key, "{at}")
                 }
                 (other, handling) => panic!("{at} ({handling:?}): {other:?}"),
@@ -413,4 +413,33 @@ fn a_phone_written_as_a_json_number_is_masked() {
         String::from_utf8(out).unwrap(),
         r#"{"callback":393471112233,"created":1755000000000,"seed":12345678901234567}"#
     );
+}
+
+/// A `data:` URL of base64 that is not media a provider takes as a file is
+/// decoded, masked as the text it is, and encoded again; one of a binary
+/// file the gateway does not know is kept when it holds no value and
+/// refuses the request when it does.
+#[test]
+fn a_base64_data_url_is_masked_inside_or_refused() {
+    // base64 of `owner mario.rossi@acme.it, see {"cc":"Mario Rossi"}`
+    let text = r#"{"f":"data:text/plain;charset=utf-8;base64,b3duZXIgbWFyaW8ucm9zc2lAYWNtZS5pdCwgc2VlIHsiY2MiOiJNYXJpbyBSb3NzaSJ9"}"#;
+    let out = String::from_utf8(mask(provider::GENERIC_JSON, text).unwrap()).unwrap();
+    // base64 of the same text with both surrogates
+    assert_eq!(
+        out,
+        r#"{"f":"data:text/plain;charset=utf-8;base64,b3duZXIgbGF1cmEuYmlhbmNoaUBicmlnaHR2YWxlLml0LCBzZWUgeyJjYyI6IkxhdXJhIEJpYW5jaGkifQ=="}"#
+    );
+    // Bytes that are not UTF-8 (00 01 fe ff), then text.
+    let clean =
+        r#"{"f":"data:application/octet-stream;base64,AAH+/yB6aXAgb2Ygbm90aGluZyBwZXJzb25hbA=="}"#;
+    assert_eq!(
+        mask(provider::GENERIC_JSON, clean).unwrap(),
+        clean.as_bytes()
+    );
+    let holding =
+        r#"{"f":"data:application/octet-stream;base64,AAH+/yB6aXAgbWFyaW8ucm9zc2lAYWNtZS5pdA=="}"#;
+    match mask(provider::GENERIC_JSON, holding) {
+        Err(CoreError::ValueInVerbatimField { offset, .. }) => assert_eq!(offset, 6), // the string's first byte
+        other => panic!("{other:?}"),
+    }
 }

@@ -245,7 +245,7 @@ fn a_thinking_block_naming_a_new_value_is_refused_and_asks_for_nothing() {
         .unwrap_err();
     assert_eq!(
         err,
-        latet_core::CoreError::ValueInSignedField {
+        latet_core::CoreError::ValueInVerbatimField {
             field: "thinking",
             offset: 92
         }

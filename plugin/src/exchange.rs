@@ -106,7 +106,7 @@ impl Exchange {
             Refusal::BodyTooLarge
             | Refusal::EncodedBody
             | Refusal::BadBody
-            | Refusal::ValueInSignedField => Metric::RequestsRefused,
+            | Refusal::ValueInVerbatimField => Metric::RequestsRefused,
             _ => Metric::FailReject,
         };
         self.worker.metrics.add(host, metric, 1);
@@ -304,7 +304,7 @@ impl Exchange {
             Err(err) => {
                 host.log(Level::Warn, &format!("latet: body not masked: {err}"));
                 let refusal = match err {
-                    CoreError::ValueInSignedField { .. } => Refusal::ValueInSignedField,
+                    CoreError::ValueInVerbatimField { .. } => Refusal::ValueInVerbatimField,
                     _ => Refusal::BadBody,
                 };
                 self.refuse(host, refusal)
@@ -476,8 +476,8 @@ impl Exchange {
             }
             // Redacting never needs entries; refuse rather than forward.
             Ok(MaskOutcome::NeedEntries { .. }) => self.refuse(host, Refusal::EntriesUnavailable),
-            Err(CoreError::ValueInSignedField { .. }) => {
-                self.refuse(host, Refusal::ValueInSignedField)
+            Err(CoreError::ValueInVerbatimField { .. }) => {
+                self.refuse(host, Refusal::ValueInVerbatimField)
             }
             Err(_) => self.refuse(host, Refusal::BadBody),
         }

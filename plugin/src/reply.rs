@@ -20,7 +20,7 @@ pub enum Refusal {
     BadBody,
     /// A field the provider signs holds a value: it cannot be masked
     /// without breaking the signature (422).
-    ValueInSignedField,
+    ValueInVerbatimField,
     /// A header name holds a value, or a header value does and
     /// `headerFindings` is `refuse` (422).
     ValueInHeader,
@@ -36,7 +36,7 @@ impl Refusal {
             Refusal::BodyTooLarge => 413,
             Refusal::EncodedBody => 415,
             Refusal::BadBody => 400,
-            Refusal::ValueInSignedField | Refusal::ValueInHeader => 422,
+            Refusal::ValueInVerbatimField | Refusal::ValueInHeader => 422,
             Refusal::BadHeaders => 400,
             Refusal::VaultNotReady | Refusal::VaultBehind | Refusal::EntriesUnavailable => 503,
         }
@@ -51,7 +51,7 @@ impl Refusal {
             Refusal::VaultBehind => "latet_vault_behind",
             Refusal::EntriesUnavailable => "latet_entries_unavailable",
             Refusal::BadBody => "latet_bad_body",
-            Refusal::ValueInSignedField => "latet_value_in_signed_field",
+            Refusal::ValueInVerbatimField => "latet_value_in_verbatim_field",
             Refusal::ValueInHeader => "latet_value_in_header",
             Refusal::BadHeaders => "latet_bad_headers",
         }
@@ -67,7 +67,7 @@ impl Refusal {
             Refusal::BadBody => "the request body could not be read as its provider's API; nothing was forwarded",
             Refusal::ValueInHeader => "a request header name (or, with headerFindings refuse, a header value) holds a personal value; nothing was forwarded",
             Refusal::BadHeaders => "the request headers or trailers could not be read, so they could not be examined; nothing was forwarded",
-            Refusal::ValueInSignedField => "a signed field of the request (a thinking block, encrypted reasoning) holds a personal value; it cannot be masked without breaking its signature, so nothing was forwarded",
+            Refusal::ValueInVerbatimField => "a field of the request that cannot be changed (a signed thinking block, encrypted reasoning, a media file) holds a personal value; it cannot be masked without breaking it, so nothing was forwarded",
         }
     }
 

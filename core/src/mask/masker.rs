@@ -162,7 +162,7 @@ impl Masker {
     /// [`MAX_JSON_IN_STRING_DEPTH`]), a string with a bad escape, a text
     /// body that is not UTF-8 — [`CoreError::BadBody`] naming the byte
     /// offset; a value in a signed field —
-    /// [`CoreError::ValueInSignedField`]. The caller must then refuse the
+    /// [`CoreError::ValueInVerbatimField`]. The caller must then refuse the
     /// request (never forward it unmasked).
     ///
     /// When the caller replaces the index with a new snapshot, it must call
@@ -329,7 +329,12 @@ impl Run<'_> {
                 // too (`{"mario@example.org": "ok"}`).
                 let key = key?;
                 let plain = !doc.key_is_escaped(node);
-                let masking = self.unit(TextContext::Text, &key, want_used, plain, depth)?;
+                let context = if looks_like_json(&key) {
+                    TextContext::JsonText
+                } else {
+                    TextContext::Text
+                };
+                let masking = self.unit(context, &key, want_used, plain, depth)?;
                 self.write(splice, span, &masking, acc)?;
             }
             match doc.kind(node) {
@@ -342,6 +347,13 @@ impl Run<'_> {
                         if self.kept_verbatim(field, doc, node, &text)? {
                             continue;
                         }
+                    }
+                    if let Some((at, payload)) = views::base64_data_url(&text) {
+                        let offset = doc.span(node).start;
+                        let masking =
+                            self.data_url(&text, at, payload, offset, want_used, depth)?;
+                        self.write(splice, doc.span(node), &masking, acc)?;
+                        continue;
                     }
                     let context = if looks_like_json(&text) {
                         TextContext::JsonText
@@ -402,10 +414,12 @@ impl Run<'_> {
                 masking = self.unit(TextContext::Text, &digits, depth > 0, true, depth)?;
             }
         }
-        if masking.masked.is_none() && !masking.incomplete && self.phone_digits(text) {
+        let digits = integer_form(text);
+        let plain_digits = digits.as_deref().unwrap_or(text);
+        if masking.masked.is_none() && !masking.incomplete && self.phone_digits(plain_digits) {
             masking = mask_whole_as(
                 self.index,
-                text,
+                plain_digits,
                 Kind::Phone,
                 self.options,
                 &mut self.new_values,
@@ -456,9 +470,10 @@ impl Run<'_> {
     }
 
     /// Whether a verbatim field is kept as written. Media fields are kept
-    /// when their form holds (anything else is masked by the caller); a
-    /// signed field is kept when it holds no value, and refuses the request
-    /// when it does.
+    /// when their form holds (anything else is masked by the caller) and
+    /// their base64 holds no value the walk finds anywhere else; a signed
+    /// field is kept when it holds no value, in any reading. A value in a
+    /// field kept as written refuses the request.
     fn kept_verbatim(
         &mut self,
         field: &'static VerbatimField,
@@ -466,20 +481,148 @@ impl Run<'_> {
         node: NodeId,
         text: &str,
     ) -> Result<bool, CoreError> {
-        match field.handling {
-            Verbatim::Base64Media => Ok(is_base64_media(text)),
-            Verbatim::DataUrlMedia => Ok(is_data_url_media(text)),
-            Verbatim::Signed => {
-                self.stats.texts += 1;
-                if holds_value(self.detectors, self.index, text, self.scratch) {
-                    return Err(CoreError::ValueInSignedField {
-                        field: field.key,
-                        offset: doc.span(node).start,
-                    });
+        let holds = match field.handling {
+            Verbatim::Base64Media if is_base64_media(text) => {
+                // Checked as written: a token between `/` and `+` of the
+                // base64 alphabet is one the detectors read elsewhere.
+                holds_value(self.detectors, self.index, text, self.scratch)
+            }
+            Verbatim::DataUrlMedia if is_data_url_media(text) => {
+                holds_value(self.detectors, self.index, text, self.scratch)
+            }
+            Verbatim::Base64Media | Verbatim::DataUrlMedia => return Ok(false),
+            Verbatim::Signed => self.holds_any(text, 0)?,
+        };
+        self.stats.texts += 1;
+        if holds {
+            return Err(CoreError::ValueInVerbatimField {
+                field: field.key,
+                offset: doc.span(node).start,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Whether `text` holds a value wherever the walk would look for one:
+    /// as written, behind a reading (percent-decoded, a `data:` URL's
+    /// payload, decoded when base64), and in every key, string and number
+    /// of JSON inside it. Nothing is replaced, nothing asked for.
+    fn holds_any(&mut self, text: &str, depth: usize) -> Result<bool, CoreError> {
+        if depth > MAX_JSON_IN_STRING_DEPTH {
+            return Err(CoreError::BadBody(format!(
+                "a field kept as written nests readings or JSON deeper than {MAX_JSON_IN_STRING_DEPTH} levels"
+            )));
+        }
+        if holds_value(self.detectors, self.index, text, self.scratch) {
+            return Ok(true);
+        }
+        if views::may_hide(text) {
+            for reading in [Reading::DataPayload, Reading::PercentDecoded] {
+                if let Some(view) = views::view(text, reading) {
+                    if self.holds_any(&view.text, depth + 1)? {
+                        return Ok(true);
+                    }
                 }
-                Ok(true)
+            }
+            if let Some((_, payload)) = views::base64_data_url(text) {
+                let payload = String::from_utf8_lossy(&payload).into_owned();
+                if self.holds_any(&payload, depth + 1)? {
+                    return Ok(true);
+                }
             }
         }
+        if !looks_like_json(text) {
+            return Ok(false);
+        }
+        let Ok(inner) = Document::parse_with(text.as_bytes(), self.limits) else {
+            return Ok(false); // examined as text above
+        };
+        for node in inner.nodes() {
+            if let Some(Ok(key)) = inner.key_value(node) {
+                if self.holds_any(&key, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+            let holds = match inner.kind(node) {
+                NodeKind::String => match inner.str_value(node) {
+                    Some(Ok(value)) => self.holds_any(&value, depth + 1)?,
+                    _ => false,
+                },
+                NodeKind::Number => {
+                    let raw = std::str::from_utf8(inner.raw(node)).unwrap_or_default();
+                    let digits = integer_form(raw);
+                    let digits = digits.as_deref().unwrap_or(raw);
+                    holds_value(self.detectors, self.index, digits, self.scratch)
+                        || self.phone_digits(digits)
+                }
+                _ => false,
+            };
+            if holds {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A `data:` URL whose payload is base64 but not a media file the
+    /// provider takes (`data:text/plain;base64,…`, a file the provider
+    /// decodes): the payload is decoded and masked as the text it is, then
+    /// encoded again; its header is masked as text. A payload that is not
+    /// text cannot be masked: it is examined, and a value in it refuses
+    /// the request.
+    fn data_url(
+        &mut self,
+        text: &str,
+        payload_at: usize,
+        payload: Vec<u8>,
+        offset: usize,
+        want_used: bool,
+        depth: usize,
+    ) -> Result<TextMasking, CoreError> {
+        if depth >= MAX_JSON_IN_STRING_DEPTH {
+            return Err(CoreError::BadBody(format!(
+                "JSON inside JSON strings nested deeper than {MAX_JSON_IN_STRING_DEPTH} levels"
+            )));
+        }
+        let header = &text[..payload_at];
+        let mut result = self.unit(TextContext::Text, header, want_used, false, depth)?;
+        let decoded = match String::from_utf8(payload) {
+            Ok(decoded) => decoded,
+            Err(not_text) => {
+                let lossy = String::from_utf8_lossy(not_text.as_bytes()).into_owned();
+                if self.holds_any(&lossy, depth + 1)? {
+                    return Err(CoreError::ValueInVerbatimField {
+                        field: "data: URL of a binary file",
+                        offset,
+                    });
+                }
+                return Ok(result);
+            }
+        };
+        let context = if looks_like_json(&decoded) {
+            TextContext::JsonText
+        } else {
+            TextContext::Text
+        };
+        let inner = self.unit(context, &decoded, want_used, false, depth + 1)?;
+        result.absorb_counts(&inner);
+        result.used.sort_unstable();
+        result.used.dedup();
+        if result.incomplete {
+            result.masked = None;
+            return Ok(result);
+        }
+        if result.masked.is_some() || inner.masked.is_some() {
+            let header = result.masked.as_ref().map_or(header, |m| m.as_str());
+            let payload = inner
+                .masked
+                .as_ref()
+                .map_or(decoded.as_str(), |m| m.as_str());
+            let out = format!("{header}{}", views::base64_encode(payload.as_bytes()));
+            result.plain = !needs_escape(&out);
+            result.masked = Some(MaskedText::Owned(out));
+        }
+        Ok(result)
     }
 
     /// Masks one text, through the memo. `want_used` asks for the entries
@@ -664,16 +807,20 @@ fn integer_form(s: &str) -> Option<String> {
         Some(at) => (&rest[..at], rest[at + 1..].parse::<i32>().ok()?),
         None => (rest, 0),
     };
+    // Far past any integer of 19 digits: not one (and no overflow below).
+    if !(-400..=400).contains(&exponent) || mantissa.len() > 400 {
+        return None;
+    }
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let mut digits = format!("{int}{frac}");
-    let shift = exponent - i32::try_from(frac.len()).ok()?;
+    let shift = exponent.checked_sub(i32::try_from(frac.len()).ok()?)?;
     if shift >= 0 {
         if shift > 19 {
             return None;
         }
         digits.extend(std::iter::repeat_n('0', shift as usize));
     } else {
-        let cut = usize::try_from(-shift).ok()?;
+        let cut = usize::try_from(shift.checked_neg()?).ok()?;
         if cut > digits.len() || !digits[digits.len() - cut..].bytes().all(|b| b == b'0') {
             return None;
         }

@@ -6,6 +6,7 @@
 //! re-validated against the index before it is served.
 
 use super::find::{MaskedText, TextMasking};
+use super::views;
 use crate::json::needs_escape;
 use crate::snapshot::{Slot, SnapshotIndex};
 use crate::wire::EntryId;
@@ -125,7 +126,8 @@ impl MaskMemo {
     /// The memoised masking of `text`, if there is one and it is still
     /// right for `index`: every entry it used is still active under the same
     /// id, and no value added to the vault since it was stored is written in
-    /// `text`. A stale entry is dropped.
+    /// `text` (a text that could hide one behind a reading or an escape
+    /// is not served once any value was added). A stale entry is dropped.
     pub(crate) fn get(
         &mut self,
         key: u128,
@@ -255,6 +257,13 @@ fn still_valid(entry: &MemoEntry, text: &str, index: &SnapshotIndex) -> bool {
     }
     match index.values_added_since(entry.epoch) {
         None => false,
+        Some(slots) if slots.is_empty() => true,
+        // A value added since can hide behind a reading (`%40`) or a JSON
+        // escape inside the text, where a byte search does not see it:
+        // such a text is masked afresh.
+        Some(_) if views::may_hide(text) || memchr::memchr(b'\\', text.as_bytes()).is_some() => {
+            false
+        }
         Some(slots) => !slots
             .iter()
             .filter_map(|slot| index.entry(*slot))

@@ -40,17 +40,18 @@ const KEPT_HEADERS: &[(&str, &str)] = &[
 ];
 
 /// Why header `name` is kept as sent, when it is and `value` has the form
-/// its kind promises (printable ASCII without `@`, at most 8 KiB: no
+/// its kind promises (printable ASCII without `@` or `%`, at most 8 KiB: no
 /// e-mail address fits, and a credential has no other form); `None` when
 /// it must be examined. `name` is matched ASCII-case-insensitively.
 pub fn header_kept(name: &str, value: &str) -> Option<&'static str> {
     let (_, reason) = KEPT_HEADERS
         .iter()
         .find(|(kept, _)| kept.eq_ignore_ascii_case(name))?;
+    // No `%` either: an escape could spell an `@` (`%40`).
     let credential_form = value.len() <= 8 << 10
         && value
             .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) && b != b'@');
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'@' && b != b'%');
     credential_form.then_some(*reason)
 }
 
@@ -68,8 +69,8 @@ pub struct TargetPiece {
 
 /// The components of `target` (`/path?query`) to examine: every non-empty
 /// path segment, and every query parameter's name and value, each
-/// percent-decoded. A component whose escapes do not decode to UTF-8 is
-/// examined as written.
+/// percent-decoded (an escape outside UTF-8 stays as written), and a
+/// fragment.
 pub fn target_pieces(target: &str) -> Vec<TargetPiece> {
     let (path_end, query_start) = match target.find('?') {
         Some(q) => (q, q + 1),
@@ -117,6 +118,11 @@ pub fn target_pieces(target: &str) -> Vec<TargetPiece> {
             part_start = query_start + i + 1;
         }
     }
+    // A fragment (Envoy normally refuses one in `:path`) is examined too;
+    // last, so the pieces stay in target order.
+    if query_end < target.len() {
+        push(query_end + 1..target.len(), false);
+    }
     pieces
 }
 
@@ -143,36 +149,10 @@ pub fn rewrite_target(
     Some(out)
 }
 
+/// `raw` decoded; escapes outside UTF-8 stay as written, `None` when
+/// nothing decodes.
 fn percent_decode(raw: &str, plus_is_space: bool) -> Option<String> {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = |b: u8| (b as char).to_digit(16);
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push((h * 16 + l) as u8);
-                        i += 3;
-                    }
-                    _ => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' if plus_is_space => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
+    super::views::percent_decode_mapped(raw, plus_is_space).map(|(text, _)| text)
 }
 
 fn percent_encode_into(text: &str, out: &mut String) {
@@ -222,7 +202,8 @@ mod tests {
                 "q",
                 "hello world",
                 "flag",
-                "x"
+                "x",
+                "frag"
             ]
         );
         let mut masked = vec![None; pieces.len()];
@@ -236,9 +217,10 @@ mod tests {
             rewrite_target(target, &pieces, &vec![None; pieces.len()]),
             None
         );
-        // Escapes that are not UTF-8 are examined as written; a stray % stays.
-        let pieces = target_pieces("/a%ff/b%/c%4");
+        // Escapes that are not UTF-8 stay as written, the rest decode; a
+        // stray % stays.
+        let pieces = target_pieces("/a%ff%40b/b%/c%4");
         let decoded: Vec<&str> = pieces.iter().map(|p| p.decoded.as_str()).collect();
-        assert_eq!(decoded, ["a%ff", "b%", "c%4"]);
+        assert_eq!(decoded, ["a%ff@b", "b%", "c%4"]);
     }
 }

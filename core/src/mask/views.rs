@@ -55,6 +55,42 @@ fn is_data_url(text: &str) -> bool {
         && text.contains(',')
 }
 
+/// A `data:` URL with a base64 payload that is not media a provider takes
+/// as a file ([`crate::provider::is_data_url_media`]): where its payload
+/// starts, and the payload decoded. `None` for anything else (a payload
+/// that is not strict base64 is read as written by
+/// [`Reading::DataPayload`]).
+pub(crate) fn base64_data_url(text: &str) -> Option<(usize, Vec<u8>)> {
+    use base64::Engine as _;
+    if !is_data_url(text) || crate::provider::is_data_url_media(text) {
+        return None;
+    }
+    let comma = text.find(',')?;
+    let header = &text[..comma];
+    let is_base64 = header
+        .rsplit(';')
+        .next()
+        .is_some_and(|p| p.eq_ignore_ascii_case("base64"));
+    if !is_base64 {
+        return None;
+    }
+    let payload = BASE64.decode(&text[comma + 1..]).ok()?;
+    Some((comma + 1, payload))
+}
+
+/// `bytes` in standard base64, padded.
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    BASE64.encode(bytes)
+}
+
+/// Standard alphabet; padding written, and accepted or not when read.
+const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+);
+
 /// The reading of `text` of this kind, when it differs from the text.
 pub(crate) fn view(text: &str, reading: Reading) -> Option<View> {
     match reading {
@@ -73,7 +109,7 @@ pub(crate) fn view(text: &str, reading: Reading) -> Option<View> {
             let mut current: Option<View> = None;
             for _ in 0..MAX_ROUNDS {
                 let source = current.as_ref().map_or(text, |v| v.text.as_str());
-                let Some((decoded, local)) = percent_decode_mapped(source) else {
+                let Some((decoded, local)) = percent_decode_mapped(source, false) else {
                     break;
                 };
                 let map = match &current {
@@ -92,12 +128,15 @@ pub(crate) fn view(text: &str, reading: Reading) -> Option<View> {
 }
 
 /// `%XX` escapes decoded, with each decoded byte's offset in `s`; `None`
-/// when `s` has no escape or the decoded bytes are not UTF-8.
-fn percent_decode_mapped(s: &str) -> Option<(String, Vec<usize>)> {
+/// when no escape decodes (`+` is an escape of a space when
+/// `plus_is_space`: a query component). An escape whose byte does not take part in a
+/// UTF-8 character (`%ff`, a Latin-1 form) is left as written, so one such
+/// escape does not hide the rest of the text's escapes.
+pub(crate) fn percent_decode_mapped(s: &str, plus_is_space: bool) -> Option<(String, Vec<usize>)> {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut map = Vec::with_capacity(bytes.len() + 1);
-    let mut any = false;
+    let mut raw = Vec::with_capacity(bytes.len());
+    let mut raw_map = Vec::with_capacity(bytes.len());
+    let mut escaped = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
@@ -106,22 +145,46 @@ fn percent_decode_mapped(s: &str) -> Option<(String, Vec<usize>)> {
                 bytes.get(i + 1).and_then(|&b| hex(b)),
                 bytes.get(i + 2).and_then(|&b| hex(b)),
             ) {
-                out.push((h * 16 + l) as u8);
-                map.push(i);
+                raw.push((h * 16 + l) as u8);
+                raw_map.push(i);
+                escaped.push(true);
                 i += 3;
-                any = true;
                 continue;
             }
         }
-        out.push(bytes[i]);
-        map.push(i);
+        let space = plus_is_space && bytes[i] == b'+';
+        raw.push(if space { b' ' } else { bytes[i] });
+        raw_map.push(i);
+        escaped.push(space);
         i += 1;
     }
-    map.push(bytes.len());
-    if !any {
-        return None;
+    if !escaped.contains(&true) {
+        return None; // nothing to decode
     }
-    String::from_utf8(out).ok().map(|text| (text, map))
+    // Keep the bytes that form UTF-8; write the others back as escaped.
+    let mut out = String::with_capacity(raw.len());
+    let mut map = Vec::with_capacity(raw.len() + 1);
+    let mut any = false;
+    let mut at = 0;
+    for chunk in raw.utf8_chunks() {
+        let valid = chunk.valid();
+        any |= escaped[at..at + valid.len()].contains(&true);
+        map.extend_from_slice(&raw_map[at..at + valid.len()]);
+        out.push_str(valid);
+        at += valid.len();
+        for _ in chunk.invalid() {
+            let from = raw_map[at];
+            // Only an escape can give a byte outside UTF-8 (`s` is UTF-8).
+            if bytes[from] != b'%' {
+                return None;
+            }
+            out.push_str(&s[from..from + 3]);
+            map.extend(from..from + 3);
+            at += 1;
+        }
+    }
+    map.push(bytes.len());
+    any.then_some((out, map))
 }
 
 fn percent_encode(text: &str) -> String {
@@ -163,6 +226,14 @@ mod tests {
         assert!(view("plain text", Reading::PercentDecoded).is_none());
         assert!(view("100%", Reading::PercentDecoded).is_none());
         assert!(view("%ff%fe", Reading::PercentDecoded).is_none());
+        // An escape outside UTF-8 stays as written; the others decode.
+        let text = "x=%ff&u=a%40b.it%e2%82";
+        let v = view(text, Reading::PercentDecoded).unwrap();
+        assert_eq!(v.text, "x=%ff&u=a@b.it%e2%82");
+        let at = v.text.find("a@b").unwrap();
+        assert_eq!(&text[v.original(at..at + 6)], "a%40b.it");
+        let ff = v.text.find("%ff").unwrap();
+        assert_eq!(&text[v.original(ff..ff + 3)], "%ff");
         // A data: URL's payload.
         let text = "data:image/png;base64,+39 347 037 2603";
         let v = view(text, Reading::DataPayload).unwrap();
