@@ -1350,6 +1350,47 @@ def build():
     attack("t-control-chunked", X, "control: HTTP/1.1 chunked, value in the user text",
            chat_msgs({"role": "user", "content": f"Write to {v}."}), [v], transport="chunked", chunks=[64])
 
+    # Found by the adversarial review of deny by default (2026-12-04): each
+    # got past the walk before its fix (core/tests/review_findings.rs).
+    C, A, J, H, Q, P = ("openai-chat", "anthropic-messages", "generic-json", "headers",
+                        "query", "path")
+    v = email()
+    attack("chat-url-non-utf8-escape", C, "a URL in the text with a `%ff` escape beside the value `%40`-encoded",
+           chat_msgs({"role": "user", "content": "fetch https://crm.example.net/find?x=%ff&owner="
+                      + v.replace("@", "%40")}), [v])
+    v = email()
+    attack("anth-thinking-percent-encoded", A, "a `thinking` block holding the value `%40`-encoded",
+           anth_blocks({"type": "thinking", "thinking": "Owner is " + v.replace("@", "%40") + " per the CRM.",
+                        "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYdVZ"}, role="assistant"), [v])
+    v = email()
+    attack("anth-thinking-json-escaped", A, "a `thinking` block holding JSON that spells the value with `\\u0040`",
+           anth_blocks({"type": "thinking", "thinking": '{"owner":"' + v.replace("@", "\\u0040") + '"}',
+                        "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYdVZ"}, role="assistant"), [v])
+    v = email()
+    payload = base64.b64encode(f"mail {v}\n".encode()).decode()
+    attack("chat-file-data-base64-text", C, "`file_data` a `data:text/plain;base64,` URL of text holding the value",
+           chat_msgs({"role": "user", "content": [
+               {"type": "file", "file": {"filename": "a.txt", "file_data": f"data:text/plain;base64,{payload}"}}]}),
+           [v])
+    v = akia()
+    png = "iVBORw0KGgoAAAANSUhEUgAA/" + v + "/AAAAAAAA"
+    attack("anth-image-secret-in-base64", A, "a genuine PNG head in base64 with an access key between `/`s",
+           anth_blocks({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}),
+           [v])
+    v = email()
+    attack("json-key-holding-json-escaped", J, "an object key that holds JSON spelling the value with `\\u0040`",
+           '{"metadata":{"{\\"owner\\":\\"' + v.replace("@", "\\\\u0040") + '\\"}":"x"}}', [v])
+    v = email()
+    attack("query-non-utf8-escape", Q, "a query value `%40`-encoded and followed by a `%ff` escape", None, [v],
+           path="/v1/chat/completions?owner=" + v.replace("@", "%40") + "%ff", method="GET", headers=[])
+    v = email()
+    attack("hdr-credential-percent-encoded", H, "`x-api-key` holding the value `%40`-encoded",
+           chat_msgs({"role": "user", "content": CLEAN}), [v],
+           headers=JSON_HEADERS + [["x-api-key", v.replace("@", "%40")]])
+    v = email()
+    attack("path-fragment-after-query", P, "the value in a fragment after the query", None, [v], method="GET",
+           path="/v1/chat/completions?x=1#" + v, headers=[])
+
 
 def main():
     build()

@@ -152,7 +152,14 @@ fn any_found(text: &[u8], needles: &[Needle], plus: bool) -> bool {
 /// A name (JSON key, header or trailer name) safe to print: `<value>` when
 /// it holds one of the needles.
 fn printable(name: &str, needles: &[Needle]) -> String {
-    if any_found(name.as_bytes(), needles, false) {
+    let in_json = || {
+        serde_json::from_str::<Value>(name).is_ok_and(|inner| {
+            let mut found = Vec::new();
+            walk_json(&inner, "", needles, &mut found);
+            !found.is_empty()
+        })
+    };
+    if any_found(name.as_bytes(), needles, false) || in_json() {
         "<value>".to_owned()
     } else {
         name.to_owned()
@@ -173,6 +180,15 @@ fn walk_json(value: &Value, pointer: &str, needles: &[Needle], out: &mut Vec<Str
                 let path = format!("{pointer}/{}", pointer_segment(key, needles));
                 if any_found(key.as_bytes(), needles, false) {
                     out.push(format!("{path} (key)"));
+                } else if key.trim_start().starts_with(['{', '[', '"']) {
+                    // JSON inside the key: decoded and walked again.
+                    if let Ok(inner) = serde_json::from_str::<Value>(key) {
+                        let before = out.len();
+                        walk_json(&inner, "", needles, out);
+                        for location in &mut out[before..] {
+                            *location = format!("{path} (key)#{location}");
+                        }
+                    }
                 }
                 walk_json(child, &path, needles, out);
             }
@@ -198,6 +214,15 @@ fn walk_json(value: &Value, pointer: &str, needles: &[Needle], out: &mut Vec<Str
             if out.len() == before && any_found(text.as_bytes(), needles, false) {
                 out.push(here.to_owned());
             }
+            // A `data:` URL of base64: its payload decoded (a text file the
+            // provider reads).
+            if out.len() == before {
+                if let Some(payload) = base64_payload(text) {
+                    if any_found(&payload, needles, false) {
+                        out.push(format!("{here} (base64)"));
+                    }
+                }
+            }
         }
         Value::Number(number) => {
             if any_found(number.to_string().as_bytes(), needles, false) {
@@ -206,6 +231,22 @@ fn walk_json(value: &Value, pointer: &str, needles: &[Needle], out: &mut Vec<Str
         }
         Value::Bool(_) | Value::Null => {}
     }
+}
+
+/// The decoded payload of a `data:…;base64,` URL.
+fn base64_payload(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let rest = text.strip_prefix("data:")?;
+    let (meta, payload) = rest.split_once(',')?;
+    if !meta.to_ascii_lowercase().ends_with(";base64") {
+        return None;
+    }
+    let engine = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    );
+    engine.decode(payload).ok()
 }
 
 /// Where in `body` the needles are: JSON locations (`/a/0/b`) when the body
