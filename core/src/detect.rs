@@ -17,6 +17,7 @@
 mod card;
 mod digits;
 mod email;
+mod fold;
 mod iban;
 mod ip;
 mod phone;
@@ -160,6 +161,23 @@ impl Detectors {
         if let Some(secret) = &self.secret {
             secret.find(text, out);
         }
+        self.find_spellable(text, out);
+        // Unicode spaces and full-width forms: the same detectors read the
+        // folded text too, their findings mapped back onto the text.
+        if let Some(folded) = fold::Folded::of(text) {
+            let mark = out.len();
+            self.find_spellable(&folded.text, out);
+            if let Some(found) = out.get_mut(mark..) {
+                folded.map_back(found);
+            }
+        }
+        self.rules.find(text, out);
+        resolve_overlaps_from(out, first);
+    }
+
+    /// The detectors that also read the folded text ([`fold`]): e-mail and
+    /// the numeric ones.
+    fn find_spellable(&self, text: &str, out: &mut Vec<Finding>) {
         if self.email {
             email::find(text, out);
         }
@@ -180,8 +198,6 @@ impl Detectors {
         if self.ip {
             ip::find(text, first_digit, out);
         }
-        self.rules.find(text, out);
-        resolve_overlaps_from(out, first);
     }
 }
 

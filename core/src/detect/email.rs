@@ -1,15 +1,26 @@
-//! E-mail addresses: `local@domain.tld`, a practical subset of RFC 5322.
+//! E-mail addresses: `local@domain.tld`, a practical subset of RFC 5322 with
+//! the internationalised forms of RFC 6531 (`jürgen.müller@bücher.de`,
+//! `josé@correo.españa.es`, `用户@例子.中国`).
 //!
-//! The local part is ASCII letters, digits and `._%+-` (not starting or
-//! ending with `.`, no `..`, at most 64 bytes); the domain is at least two
-//! dot-separated labels of letters, digits and inner hyphens, ending in an
-//! alphabetic top-level label of two or more letters (or an `xn--` label).
-//! Trailing punctuation (`mario@acme.it.`) is not part of the address.
-//! Found from each `@` (memchr), so text without `@` costs one memchr pass.
+//! The local part is letters and digits of any script and the ASCII
+//! `._%+-` (not starting or ending with `.`, no `..`, at most 64 bytes); the
+//! domain is at least two dot-separated labels of letters and digits of any
+//! script and inner hyphens (punycode `xn--bcher-kva.de` included), ending
+//! in a top-level label of two or more letters, all ASCII or all not
+//! (`.de`, `.рф`, `.中国`), or an `xn--` label. Trailing punctuation
+//! (`mario@acme.it.`) is not part of the address.
+//!
+//! A script written without spaces (CJK, kana, Hangul, Thai, …) beside
+//! one of another script ends the address (`联系mario@example.org谢谢`, see
+//! [`crate::text::on_value_boundaries`]); `_` belongs to the local part
+//! (`user_mario@example.org` is one address). Full-width forms
+//! (`ｍａｒｉｏ＠ｅｘａｍｐｌｅ．ｏｒｇ`, `mario＠example.org`) are read
+//! through the folded reading (`super::fold`). Found from each `@`
+//! (memchr), so text without `@` costs one memchr pass.
 
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::{is_unspaced_script_char, on_value_boundaries};
 
 const MAX_LOCAL: usize = 64;
 const MAX_DOMAIN: usize = 253;
@@ -22,75 +33,105 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     while let Some(offset) = memchr::memchr(b'@', &bytes[from..]) {
         let at = from + offset;
         from = at + 1;
-        let Some(start) = local_start(bytes, at) else {
+        let Some(start) = local_start(text, at) else {
             continue;
         };
-        let Some(end) = domain_end(bytes, at + 1) else {
+        let Some(end) = domain_end(text, at + 1) else {
             continue;
         };
-        if on_word_boundaries(text, start, end) {
+        if on_value_boundaries(text, start, end, false) {
             out.push(Finding::new(Kind::Email, start, end));
             from = end;
         }
     }
 }
 
-fn is_local_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
+/// A letter or digit of any script, or a combining mark (a decomposed `é`).
+fn is_letter_or_digit(c: char) -> bool {
+    c.is_alphanumeric() || ('\u{300}'..='\u{36f}').contains(&c)
 }
 
-/// Where the local part ending at `at` starts, if it is a valid one.
-fn local_start(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut start = at;
-    while start > 0 && at - start < MAX_LOCAL + 1 && is_local_byte(bytes[start - 1]) {
-        start -= 1;
+/// One script run: the chars of an address share whether their script is
+/// written without spaces ([`is_unspaced_script_char`]); the first letter
+/// or digit met decides.
+#[derive(Default)]
+struct ScriptRun(Option<bool>);
+
+impl ScriptRun {
+    /// True when `c` may follow the chars met so far in one address.
+    fn admits(&mut self, c: char) -> bool {
+        if !is_letter_or_digit(c) {
+            return true;
+        }
+        let unspaced = is_unspaced_script_char(c);
+        *self.0.get_or_insert(unspaced) == unspaced
     }
-    if start > 0 && is_local_byte(bytes[start - 1]) {
-        return None; // longer than any valid local part
+}
+
+fn is_local_char(c: char) -> bool {
+    is_letter_or_digit(c) || matches!(c, '.' | '_' | '%' | '+' | '-')
+}
+
+/// Where the local part ending at byte `at` starts, if it is a valid one.
+fn local_start(text: &str, at: usize) -> Option<usize> {
+    let head = text.get(..at)?;
+    let mut start = at;
+    let mut run = ScriptRun::default();
+    for (i, c) in head.char_indices().rev() {
+        if !is_local_char(c) || !run.admits(c) {
+            break;
+        }
+        if at - i > MAX_LOCAL {
+            return None; // longer than any valid local part
+        }
+        start = i;
     }
     // Leading punctuation belongs to the sentence (`--mario@…`, `(.x@…`).
-    while start < at && !(bytes[start].is_ascii_alphanumeric() || bytes[start] == b'_') {
-        start += 1;
-    }
-    let local = &bytes[start..at];
-    if local.is_empty() || local.ends_with(b".") || local.windows(2).any(|w| w == b"..") {
+    let local = head.get(start..)?;
+    let trimmed = local.trim_start_matches(|c: char| !(is_letter_or_digit(c) || c == '_'));
+    let start = at - trimmed.len();
+    if trimmed.is_empty() || trimmed.ends_with('.') || trimmed.contains("..") {
         return None;
     }
     Some(start)
 }
 
-/// Where the domain starting at `from` ends, if it is a valid one.
-fn domain_end(bytes: &[u8], from: usize) -> Option<usize> {
+/// Where the domain starting at byte `from` ends, if it is a valid one.
+fn domain_end(text: &str, from: usize) -> Option<usize> {
+    let tail = text.get(from..)?;
     let mut end = from;
-    while end < bytes.len()
-        && end - from <= MAX_DOMAIN
-        && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-' || bytes[end] == b'.')
-    {
-        end += 1;
+    let mut run = ScriptRun::default();
+    for (i, c) in tail.char_indices() {
+        let ok = is_letter_or_digit(c) || c == '-' || c == '.';
+        if !ok || !run.admits(c) || i > MAX_DOMAIN {
+            break;
+        }
+        end = from + i + c.len_utf8();
     }
     // Trailing punctuation ends the sentence, not the domain.
-    while end > from && !bytes[end - 1].is_ascii_alphanumeric() {
-        end -= 1;
-    }
-    let domain = &bytes[from..end];
+    let domain = text
+        .get(from..end)?
+        .trim_end_matches(|c: char| !is_letter_or_digit(c));
+    let end = from + domain.len();
     if domain.is_empty() || domain.len() > MAX_DOMAIN {
         return None;
     }
     let mut labels = 0;
-    let mut last: &[u8] = &[];
-    for label in domain.split(|&b| b == b'.') {
+    let mut last = "";
+    for label in domain.split('.') {
         if label.is_empty()
             || label.len() > MAX_LABEL
-            || label.starts_with(b"-")
-            || label.ends_with(b"-")
+            || label.starts_with('-')
+            || label.ends_with('-')
         {
             return None;
         }
         labels += 1;
         last = label;
     }
-    let tld_ok = (last.len() >= 2 && last.iter().all(u8::is_ascii_alphabetic))
-        || (last.len() > 4 && last[..4].eq_ignore_ascii_case(b"xn--"));
+    let letters = last.chars().count() >= 2 && last.chars().all(char::is_alphabetic);
+    let tld_ok = (letters && (last.is_ascii() || !last.chars().any(|c| c.is_ascii())))
+        || (last.len() > 4 && last.is_ascii() && last[..4].eq_ignore_ascii_case("xn--"));
     (labels >= 2 && tld_ok).then_some(end)
 }
 
@@ -108,7 +149,10 @@ mod tests {
                 "write to mario.rossi@acme.it please",
                 &["mario.rossi@acme.it"],
             ),
-            ("Escríbeme a josé_garcia+rrhh@correo.es.", &[]), // non-ASCII letter glued before
+            (
+                "Escríbeme a josé_garcia+rrhh@correo.es.",
+                &["josé_garcia+rrhh@correo.es"],
+            ),
             (
                 "Escríbeme a jose_garcia+rrhh@correo.es.",
                 &["jose_garcia+rrhh@correo.es"],
@@ -128,7 +172,32 @@ mod tests {
                 &["u@xn--bcher-kva.xn--p1ai"],
             ),
             ("two a@b.com,c@d.com", &["a@b.com", "c@d.com"]),
+            // internationalised addresses
+            ("jürgen.müller@bücher.de", &["jürgen.müller@bücher.de"]),
+            (
+                "Schreib an jürgen.müller@bücher.de!",
+                &["jürgen.müller@bücher.de"],
+            ),
+            ("josé@correo.españa.es", &["josé@correo.españa.es"]),
+            ("почта: иван@пример.рф.", &["иван@пример.рф"]),
+            ("用户@例子.中国", &["用户@例子.中国"]),
+            ("δοκιμή@παράδειγμα.δοκιμή", &["δοκιμή@παράδειγμα.δοκιμή"]),
+            ("u@xn--bcher-kva.de", &["u@xn--bcher-kva.de"]),
+            ("jose\u{301}@correo.es", &["jose\u{301}@correo.es"]),
+            // scripts without spaces end an address; `_` does not
+            ("联系mario@example.org谢谢", &["mario@example.org"]),
+            ("メールはmario@example.orgです", &["mario@example.org"]),
+            ("user_mario@example.org", &["user_mario@example.org"]),
+            ("_mario@example.org", &["_mario@example.org"]),
             // false positives
+            ("mario@example.org_x", &[]),
+            ("café@ and ü@ü", &[]),
+            ("用户@例子", &[]),   // one label
+            ("x@bücher.d", &[]),  // one-letter top-level label
+            ("x@bücher.dé", &[]), // top-level label mixes scripts
+            ("München@Hauptbahnhof", &[]),
+            ("😀@x.com", &[]),
+            ("jürgen..müller@x.de", &[]),
             ("@mention and user@localhost", &[]),
             ("a@b.c is too short a tld", &[]),
             ("version pkg@1.2.3", &[]),
