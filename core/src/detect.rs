@@ -17,7 +17,7 @@
 mod card;
 mod digits;
 mod email;
-mod fold;
+pub(crate) mod fold;
 mod iban;
 mod ip;
 mod phone;

@@ -58,6 +58,12 @@ fn is_letter_or_digit(c: char) -> bool {
 struct ScriptRun(Option<bool>);
 
 impl ScriptRun {
+    /// A run that has met the ASCII chars `ascii` (a spaced script when
+    /// they hold a letter or digit).
+    fn seeded(ascii: &[u8]) -> ScriptRun {
+        ScriptRun(ascii.iter().any(u8::is_ascii_alphanumeric).then_some(false))
+    }
+
     /// True when `c` may follow the chars met so far in one address.
     fn admits(&mut self, c: char) -> bool {
         if !is_letter_or_digit(c) {
@@ -75,16 +81,27 @@ fn is_local_char(c: char) -> bool {
 /// Where the local part ending at byte `at` starts, if it is a valid one.
 fn local_start(text: &str, at: usize) -> Option<usize> {
     let head = text.get(..at)?;
+    let bytes = head.as_bytes();
+    // ASCII first (the common case), byte by byte; char by char from the
+    // first other char on.
     let mut start = at;
-    let mut run = ScriptRun::default();
-    for (i, c) in head.char_indices().rev() {
-        if !is_local_char(c) || !run.admits(c) {
-            break;
-        }
-        if at - i > MAX_LOCAL {
+    while start > 0 && is_local_char(char::from(bytes[start - 1])) && bytes[start - 1].is_ascii() {
+        start -= 1;
+        if at - start > MAX_LOCAL {
             return None; // longer than any valid local part
         }
-        start = i;
+    }
+    if start > 0 && !bytes[start - 1].is_ascii() {
+        let mut run = ScriptRun::seeded(&bytes[start..]);
+        for (i, c) in head[..start].char_indices().rev() {
+            if !is_local_char(c) || !run.admits(c) {
+                break;
+            }
+            if at - i > MAX_LOCAL {
+                return None;
+            }
+            start = i;
+        }
     }
     // Leading punctuation belongs to the sentence (`--mario@…`, `(.x@…`).
     let local = head.get(start..)?;
@@ -98,15 +115,27 @@ fn local_start(text: &str, at: usize) -> Option<usize> {
 
 /// Where the domain starting at byte `from` ends, if it is a valid one.
 fn domain_end(text: &str, from: usize) -> Option<usize> {
-    let tail = text.get(from..)?;
+    let bytes = text.as_bytes();
+    let is_domain_char = |c: char| is_letter_or_digit(c) || c == '-' || c == '.';
+    // ASCII first, as for the local part.
     let mut end = from;
-    let mut run = ScriptRun::default();
-    for (i, c) in tail.char_indices() {
-        let ok = is_letter_or_digit(c) || c == '-' || c == '.';
-        if !ok || !run.admits(c) || i > MAX_DOMAIN {
-            break;
+    while end < bytes.len()
+        && end - from <= MAX_DOMAIN
+        && (bytes[end].is_ascii_alphanumeric() || matches!(bytes[end], b'-' | b'.'))
+    {
+        end += 1;
+    }
+    if end - from <= MAX_DOMAIN && bytes.get(end).is_some_and(|b| !b.is_ascii()) {
+        let mut run = ScriptRun::seeded(&bytes[from..end]);
+        let tail = text.get(end..)?;
+        let mut next = end;
+        for (i, c) in tail.char_indices() {
+            if !is_domain_char(c) || !run.admits(c) || end + i - from > MAX_DOMAIN {
+                break;
+            }
+            next = end + i + c.len_utf8();
         }
-        end = from + i + c.len_utf8();
+        end = next;
     }
     // Trailing punctuation ends the sentence, not the domain.
     let domain = text

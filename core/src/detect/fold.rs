@@ -32,7 +32,7 @@ pub(super) struct Folded {
 
 /// The ASCII char that `c` reads as, when it is one the reading folds.
 #[inline]
-fn fold_char(c: char) -> Option<u8> {
+pub(crate) fn fold_char(c: char) -> Option<u8> {
     match c {
         '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => Some(b' '),
         '\u{2010}'..='\u{2012}' => Some(b'-'),

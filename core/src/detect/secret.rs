@@ -133,7 +133,7 @@ const PREFIXES: &[(&str, Body)] = &[
     ("SecretAccessKey", Body::Labelled(Labelled::AwsSecretKey)),
     ("secretAccessKey", Body::Labelled(Labelled::AwsSecretKey)),
     (
-        "\"private_key_id",
+        "private_key_id\"",
         Body::Labelled(Labelled::GcpPrivateKeyId),
     ),
     ("AccountKey=", Body::Labelled(Labelled::AzureKey)),
