@@ -7,8 +7,15 @@
 //! of them over every text a person wrote. Operator rules (regex or
 //! dictionary) come from configuration.
 //!
-//! Every finding stands on word boundaries ([`crate::text`]) and its span is
-//! on char boundaries. Overlaps resolve deterministically
+//! The e-mail and numeric detectors also read the text folded
+//! (`fold`: Unicode spaces and full-width forms as ASCII), their findings
+//! mapped back onto the text as written.
+//!
+//! Every built-in finding stands on value boundaries
+//! ([`crate::text::on_value_boundaries`]: word boundaries, where a script
+//! written without spaces beside another is a boundary, and `_` one for
+//! the numeric kinds), every rule finding on word boundaries, and every
+//! span is on char boundaries. Overlaps resolve deterministically
 //! ([`resolve_overlaps`]): longest span first, then a vault match, then a
 //! fixed kind priority ([`kind_priority`]), then the earlier start; when
 //! the winners leave a loser's byte uncovered, the union of the cluster is
@@ -73,17 +80,18 @@ impl Finding {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all = "camelCase")]
 pub struct DetectorConfig {
-    /// E-mail addresses (`local@domain.tld`).
+    /// E-mail addresses (`local@domain.tld`, internationalised ones too).
     pub email: bool,
     /// Phone numbers, international (`+39 347 123 4567`) and national.
     pub phone: bool,
-    /// IBANs (mod-97 checked, length per country).
+    /// IBANs (mod-97 checked, length per country; any case and grouping).
     pub iban: bool,
     /// Payment card numbers (Luhn checked, known leading digits).
     pub card: bool,
     /// IPv4 and IPv6 addresses.
     pub ip: bool,
-    /// API keys and tokens with known prefixes, JWTs, PEM private keys.
+    /// API keys and tokens with known prefixes, JWTs, PEM private keys,
+    /// cloud keys after their labels, webhook URL secrets.
     pub secret: bool,
     /// Operator rules: each a regex or a dictionary, with the kind it finds.
     pub rules: Vec<RuleConfig>,

@@ -104,10 +104,12 @@ fn local_start(text: &str, at: usize) -> Option<usize> {
         }
     }
     // Leading punctuation belongs to the sentence (`--mario@…`, `(.x@…`).
-    let local = head.get(start..)?;
-    let trimmed = local.trim_start_matches(|c: char| !(is_letter_or_digit(c) || c == '_'));
-    let start = at - trimmed.len();
-    if trimmed.is_empty() || trimmed.ends_with('.') || trimmed.contains("..") {
+    // The local part's chars other than letters, digits and `_` are ASCII.
+    while start < at && matches!(bytes[start], b'.' | b'%' | b'+' | b'-') {
+        start += 1;
+    }
+    let local = &bytes[start..at];
+    if local.is_empty() || local.ends_with(b".") || local.windows(2).any(|w| w == b"..") {
         return None;
     }
     Some(start)
@@ -138,29 +140,35 @@ fn domain_end(text: &str, from: usize) -> Option<usize> {
         end = next;
     }
     // Trailing punctuation ends the sentence, not the domain.
-    let domain = text
-        .get(from..end)?
-        .trim_end_matches(|c: char| !is_letter_or_digit(c));
-    let end = from + domain.len();
+    // The domain's chars other than letters and digits are ASCII.
+    while end > from && matches!(bytes[end - 1], b'-' | b'.') {
+        end -= 1;
+    }
+    let domain = &bytes[from..end];
     if domain.is_empty() || domain.len() > MAX_DOMAIN {
         return None;
     }
     let mut labels = 0;
-    let mut last = "";
-    for label in domain.split('.') {
+    let mut last: &[u8] = &[];
+    for label in domain.split(|&b| b == b'.') {
         if label.is_empty()
             || label.len() > MAX_LABEL
-            || label.starts_with('-')
-            || label.ends_with('-')
+            || label.starts_with(b"-")
+            || label.ends_with(b"-")
         {
             return None;
         }
         labels += 1;
         last = label;
     }
-    let letters = last.chars().count() >= 2 && last.chars().all(char::is_alphabetic);
-    let tld_ok = (letters && (last.is_ascii() || !last.chars().any(|c| c.is_ascii())))
-        || (last.len() > 4 && last.is_ascii() && last[..4].eq_ignore_ascii_case("xn--"));
+    let tld_ok = if last.is_ascii() {
+        (last.len() >= 2 && last.iter().all(u8::is_ascii_alphabetic))
+            || (last.len() > 4 && last[..4].eq_ignore_ascii_case(b"xn--"))
+    } else {
+        // Not ASCII: letters, none of them ASCII (`.рф`, `.中国`).
+        let tld = text.get(end - last.len()..end)?;
+        tld.chars().count() >= 2 && tld.chars().all(|c| c.is_alphabetic() && !c.is_ascii())
+    };
     (labels >= 2 && tld_ok).then_some(end)
 }
 
