@@ -7,8 +7,15 @@
 //! of them over every text a person wrote. Operator rules (regex or
 //! dictionary) come from configuration.
 //!
-//! Every finding stands on word boundaries ([`crate::text`]) and its span is
-//! on char boundaries. Overlaps resolve deterministically
+//! The e-mail and numeric detectors also read the text folded
+//! (`fold`: Unicode spaces and full-width forms as ASCII), their findings
+//! mapped back onto the text as written.
+//!
+//! Every built-in finding stands on value boundaries
+//! ([`crate::text::on_value_boundaries`]: word boundaries, where a script
+//! written without spaces beside another is a boundary, and `_` one for
+//! the numeric kinds), every rule finding on word boundaries, and every
+//! span is on char boundaries. Overlaps resolve deterministically
 //! ([`resolve_overlaps`]): longest span first, then a vault match, then a
 //! fixed kind priority ([`kind_priority`]), then the earlier start; when
 //! the winners leave a loser's byte uncovered, the union of the cluster is
@@ -17,6 +24,7 @@
 mod card;
 mod digits;
 mod email;
+pub(crate) mod fold;
 mod iban;
 mod ip;
 mod phone;
@@ -72,17 +80,18 @@ impl Finding {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all = "camelCase")]
 pub struct DetectorConfig {
-    /// E-mail addresses (`local@domain.tld`).
+    /// E-mail addresses (`local@domain.tld`, internationalised ones too).
     pub email: bool,
     /// Phone numbers, international (`+39 347 123 4567`) and national.
     pub phone: bool,
-    /// IBANs (mod-97 checked, length per country).
+    /// IBANs (mod-97 checked, length per country; any case and grouping).
     pub iban: bool,
     /// Payment card numbers (Luhn checked, known leading digits).
     pub card: bool,
     /// IPv4 and IPv6 addresses.
     pub ip: bool,
-    /// API keys and tokens with known prefixes, JWTs, PEM private keys.
+    /// API keys and tokens with known prefixes, JWTs, PEM private keys,
+    /// cloud keys after their labels, webhook URL secrets.
     pub secret: bool,
     /// Operator rules: each a regex or a dictionary, with the kind it finds.
     pub rules: Vec<RuleConfig>,
@@ -160,6 +169,23 @@ impl Detectors {
         if let Some(secret) = &self.secret {
             secret.find(text, out);
         }
+        self.find_spellable(text, out);
+        // Unicode spaces and full-width forms: the same detectors read the
+        // folded text too, their findings mapped back onto the text.
+        if let Some(folded) = fold::Folded::of(text) {
+            let mark = out.len();
+            self.find_spellable(&folded.text, out);
+            if let Some(found) = out.get_mut(mark..) {
+                folded.map_back(found);
+            }
+        }
+        self.rules.find(text, out);
+        resolve_overlaps_from(out, first);
+    }
+
+    /// The detectors that also read the folded text ([`fold`]): e-mail and
+    /// the numeric ones.
+    fn find_spellable(&self, text: &str, out: &mut Vec<Finding>) {
         if self.email {
             email::find(text, out);
         }
@@ -180,8 +206,6 @@ impl Detectors {
         if self.ip {
             ip::find(text, first_digit, out);
         }
-        self.rules.find(text, out);
-        resolve_overlaps_from(out, first);
     }
 }
 

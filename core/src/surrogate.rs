@@ -25,6 +25,7 @@ mod providers;
 mod rng;
 mod secret;
 mod shape;
+mod spelling;
 
 use crate::keyed_hash::surrogate_seed;
 use crate::Kind;
@@ -59,17 +60,29 @@ pub fn derive(
 ) -> String {
     let seed = surrogate_seed(derive_key, generation, kind.as_str(), value, counter);
     let mut rng = SeedRng::from_seed(seed);
+    // A value the detectors found in the folded reading (Unicode spaces,
+    // full-width forms): the format reads it folded, and the surrogate is
+    // written back in the value's spelling.
+    let folded = match kind {
+        Kind::Email | Kind::Phone | Kind::Iban | Kind::Card | Kind::Ip => spelling::fold(value),
+        _ => None,
+    };
+    let input = folded.as_deref().unwrap_or(value);
     for _ in 0..MAX_ATTEMPTS {
         let candidate = match kind {
-            Kind::Email => derive_email(&mut rng, derive_key, generation, value, domain_surrogate),
-            Kind::Domain => domain::derive(&mut rng, value),
-            Kind::Phone => phone::derive(&mut rng, value),
-            Kind::Iban => iban::derive(&mut rng, value),
-            Kind::Card => card::derive(&mut rng, value),
-            Kind::Ip => ip::derive(&mut rng, value),
-            Kind::Secret => Some(secret::derive(&mut rng, value)),
-            Kind::Name => Some(person::derive(&mut rng, value)),
+            Kind::Email => derive_email(&mut rng, derive_key, generation, input, domain_surrogate),
+            Kind::Domain => domain::derive(&mut rng, input),
+            Kind::Phone => phone::derive(&mut rng, input),
+            Kind::Iban => iban::derive(&mut rng, input),
+            Kind::Card => card::derive(&mut rng, input),
+            Kind::Ip => ip::derive(&mut rng, input),
+            Kind::Secret => Some(secret::derive(&mut rng, input)),
+            Kind::Name => Some(person::derive(&mut rng, input)),
             Kind::Custom(_) => None,
+        };
+        let candidate = match &folded {
+            Some(_) => candidate.map(|c| spelling::unfold(value, &c)),
+            None => candidate,
         };
         match candidate.map(|c| shape::json_safe(c, kind == &Kind::Secret)) {
             Some(candidate) if candidate != value && !candidate.is_empty() => return candidate,

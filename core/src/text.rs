@@ -40,6 +40,86 @@ pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
     true
 }
 
+/// A char of a script written without spaces between words (CJK
+/// ideographs, kana, Hangul, Thai, Lao, Khmer, Myanmar). Such chars are word
+/// chars, but a value glued to one still stands apart: `联系mario@example.org谢谢`
+/// holds an address. Only the detectors' boundary ([`on_value_boundaries`])
+/// uses this; [`on_word_boundaries`] and the tokens of the vault matchers
+/// are unchanged (their hashes are shared with the control service).
+#[inline]
+pub fn is_unspaced_script_char(c: char) -> bool {
+    matches!(c as u32,
+        0x0E00..=0x0EFF            // Thai, Lao
+        | 0x1000..=0x109F          // Myanmar
+        | 0x1780..=0x17FF          // Khmer
+        | 0x1100..=0x11FF          // Hangul jamo
+        | 0x2E80..=0x2FDF          // CJK radicals, Kangxi radicals
+        | 0x3005..=0x3007          // 々 〆 〇
+        | 0x3021..=0x3029          // Hangzhou numerals
+        | 0x3031..=0x303C          // kana repeat marks
+        | 0x3040..=0x31FF          // Hiragana, Katakana, Bopomofo, Hangul compatibility jamo
+        | 0x3400..=0x4DBF          // CJK extension A
+        | 0x4E00..=0x9FFF          // CJK unified ideographs
+        | 0xA960..=0xA97F          // Hangul jamo extended-A
+        | 0xAC00..=0xD7FF          // Hangul syllables, jamo extended-B
+        | 0xF900..=0xFAFF          // CJK compatibility ideographs
+        | 0xFF66..=0xFFDC          // half-width Katakana and Hangul
+        | 0x20000..=0x3FFFF        // CJK extensions B and later
+    )
+}
+
+/// True when `a` followed by `b` is one word to a detector: both are word
+/// chars, neither or both are of a script written without spaces
+/// ([`is_unspaced_script_char`]), and, when `underscore_separates`, neither
+/// is `_`.
+#[inline]
+pub fn joins(a: char, b: char, underscore_separates: bool) -> bool {
+    is_word_char(a)
+        && is_word_char(b)
+        && is_unspaced_script_char(a) == is_unspaced_script_char(b)
+        && !(underscore_separates && (a == '_' || b == '_'))
+}
+
+/// True when the char before byte `pos` of `text` would glue a number
+/// starting at `pos` to a word: it is a word char of a spaced script, and
+/// not `_` (`tel_+393471234567`, `card_4111111111111111` hold values). The
+/// numeric detectors refuse even `x+39…`, which [`on_word_boundaries`]
+/// allows.
+#[inline]
+pub fn glued_before_number(text: &str, pos: usize) -> bool {
+    char_before(text, pos)
+        .is_some_and(|c| c != '_' && is_word_char(c) && !is_unspaced_script_char(c))
+}
+
+/// The detectors' boundary: [`on_word_boundaries`] where a word char of a
+/// script written without spaces (CJK, kana, Hangul, Thai, …) next to one
+/// of another script is a boundary, and, when `underscore_separates` (the
+/// numeric kinds: phone, card, IBAN), so is `_` (`card_4111111111111111`).
+/// An e-mail's local part may hold `_`, so e-mails and secrets pass
+/// `false`: `user_mario@example.org` is one address. Every built-in
+/// finding stands on these boundaries; they are never stricter than
+/// [`on_word_boundaries`].
+pub fn on_value_boundaries(
+    text: &str,
+    start: usize,
+    end: usize,
+    underscore_separates: bool,
+) -> bool {
+    if start >= end || end > text.len() {
+        return false;
+    }
+    let (Some(first), Some(last)) = (char_at(text, start), char_before(text, end)) else {
+        return false;
+    };
+    if char_before(text, start).is_some_and(|c| joins(c, first, underscore_separates)) {
+        return false;
+    }
+    if char_at(text, end).is_some_and(|c| joins(last, c, underscore_separates)) {
+        return false;
+    }
+    true
+}
+
 /// Where a token starts and how it is hashed: the vault matchers look values
 /// and surrogates up by the hash of their first token. A token is a maximal
 /// run of word chars, or one single other char that is not whitespace.
@@ -113,6 +193,40 @@ mod tests {
         assert_eq!(first_token_len(""), 0);
         assert_ne!(token_hash(b"Mario"), token_hash(b"Mari"));
         assert!(lead_bucket("laura.bianchi@x.it") < (1 << 24));
+    }
+
+    #[test]
+    fn value_boundaries_table() {
+        // (text, start, end, underscore separates, expected)
+        let cases = [
+            ("联系mario@example.org谢谢", 6, 23, false, true), // glued to CJK
+            ("联系mario@example.org谢谢", 3, 23, false, false), // cuts 联系
+            ("電話+81 3 1234 5678です", 6, 21, true, true),
+            ("메일mario@x.kr로", 6, 16, false, true), // Hangul particle
+            ("card_4111111111111111", 5, 21, true, true),
+            ("card_4111111111111111", 5, 21, false, false),
+            ("4111111111111111_x", 0, 16, true, true),
+            ("user_mario@x.org", 5, 16, false, false), // one address
+            ("Banana", 3, 6, true, false),
+            ("Josés", 0, 5, true, false),
+            ("éAna", 2, 5, true, false),
+            ("x Ana_b", 2, 5, false, false),
+        ];
+        for (text, start, end, underscore, expected) in cases {
+            assert_eq!(
+                on_value_boundaries(text, start, end, underscore),
+                expected,
+                "{text:?} {start}..{end}"
+            );
+            // Never stricter than the word boundaries.
+            if on_word_boundaries(text, start, end) {
+                assert!(on_value_boundaries(text, start, end, underscore));
+            }
+        }
+        assert!(glued_before_number("x+39", 1));
+        assert!(!glued_before_number("tel_+39", 4));
+        assert!(!glued_before_number("电话+86", 6));
+        assert!(!glued_before_number("+86", 0));
     }
 
     #[test]

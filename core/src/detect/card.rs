@@ -1,7 +1,10 @@
 //! Payment card numbers: 13–19 digits, contiguous or in groups separated by
-//! single spaces or single dashes (one kind per number), in a card layout
+//! single spaces, dashes or dots (one kind per number; Unicode spaces read
+//! as spaces through the folded reading, `super::fold`), in a card layout
 //! (`4-4-4-4`, `4-4-4-4-3`, Amex `4-6-5`, Diners `4-6-4`), with a known
-//! network's leading digits and length, and a valid Luhn check.
+//! network's leading digits and length, and a valid Luhn check. `_`
+//! separates (`card_4111111111111111`), and so does a change of script
+//! (`卡号4111111111111111`).
 
 use super::digits::{
     continues_number_after, continues_number_before, digits_end, next_digit,
@@ -9,7 +12,7 @@ use super::digits::{
 };
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::{char_before, is_word_char, on_word_boundaries};
+use crate::text::{glued_before_number, on_value_boundaries};
 
 const MIN_DIGITS: usize = 13;
 const MAX_DIGITS: usize = 19;
@@ -25,13 +28,22 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
     while let Some(start) = next_digit(bytes, from) {
         // Fast path: a lone short number (`2024`) is no card.
         let first_end = digits_end(bytes, start);
-        if first_end - start < MIN_DIGITS && !matches!(bytes.get(first_end), Some(b' ' | b'-')) {
+        if first_end - start < MIN_DIGITS
+            && !matches!(bytes.get(first_end), Some(b' ' | b'-' | b'.'))
+        {
             from = first_end;
             continue;
         }
-        run.read_into(bytes, start, b" -", false);
+        // One kind of separator per number: the one after the first group
+        // (`4111111111111111 10.0.0.1` is a card and an address).
+        let separator = match bytes.get(first_end) {
+            Some(b'-') => b"-",
+            Some(b'.') => b".",
+            _ => b" ",
+        };
+        run.read_into(bytes, start, separator, false);
         from = run.written_end().max(start + 1);
-        if char_before(text, start).is_some_and(is_word_char) {
+        if glued_before_number(text, start) {
             // Glued to a word (`ES91 …`): the groups after it may still be
             // a number of their own.
             from = run.get(0).map_or(from, |g| g.written_end());
@@ -42,7 +54,7 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
             continue;
         }
         if let Some(end) = longest_card(bytes, &run) {
-            if on_word_boundaries(text, start, end) {
+            if on_value_boundaries(text, start, end, true) {
                 out.push(Finding::new(Kind::Card, start, end));
                 from = end;
             }
@@ -186,6 +198,17 @@ mod tests {
             ("4111-1111-1111-1111-2", &[]),   // longer dashed run
             ("Pedido 12345678901234 enviado", &[]),
             ("Bestellnummer 4000 0566 5566 5557", &[]), // Luhn fails
+            // dots, `_` and scripts without spaces
+            ("4111.1111.1111.1111", &["4111.1111.1111.1111"]),
+            ("Amex 3782.822463.10005.", &["3782.822463.10005"]),
+            ("card_4111111111111111", &["4111111111111111"]),
+            ("4111111111111111_exp", &["4111111111111111"]),
+            ("卡号4111111111111111谢谢", &["4111111111111111"]),
+            ("4111.1111.1111.1112", &[]),   // Luhn fails
+            ("4111.1111-1111.1111", &[]),   // mixed separators
+            ("4.111.111.111.111.111", &[]), // thousands, not a layout
+            ("4111.1111.1111.1111.5", &[]), // a longer dotted run
+            ("v4111.1111.1111.1111", &[]),  // glued to a word
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();

@@ -1,15 +1,26 @@
-//! E-mail addresses: `local@domain.tld`, a practical subset of RFC 5322.
+//! E-mail addresses: `local@domain.tld`, a practical subset of RFC 5322 with
+//! the internationalised forms of RFC 6531 (`jürgen.müller@bücher.de`,
+//! `josé@correo.españa.es`, `用户@例子.中国`).
 //!
-//! The local part is ASCII letters, digits and `._%+-` (not starting or
-//! ending with `.`, no `..`, at most 64 bytes); the domain is at least two
-//! dot-separated labels of letters, digits and inner hyphens, ending in an
-//! alphabetic top-level label of two or more letters (or an `xn--` label).
-//! Trailing punctuation (`mario@acme.it.`) is not part of the address.
-//! Found from each `@` (memchr), so text without `@` costs one memchr pass.
+//! The local part is letters and digits of any script and the ASCII
+//! `._%+-` (not starting or ending with `.`, no `..`, at most 64 bytes); the
+//! domain is at least two dot-separated labels of letters and digits of any
+//! script and inner hyphens (punycode `xn--bcher-kva.de` included), ending
+//! in a top-level label of two or more letters, all ASCII or all not
+//! (`.de`, `.рф`, `.中国`), or an `xn--` label. Trailing punctuation
+//! (`mario@acme.it.`) is not part of the address.
+//!
+//! A script written without spaces (CJK, kana, Hangul, Thai, …) beside
+//! one of another script ends the address (`联系mario@example.org谢谢`, see
+//! [`crate::text::on_value_boundaries`]); `_` belongs to the local part
+//! (`user_mario@example.org` is one address). Full-width forms
+//! (`ｍａｒｉｏ＠ｅｘａｍｐｌｅ．ｏｒｇ`, `mario＠example.org`) are read
+//! through the folded reading (`super::fold`). Found from each `@`
+//! (memchr), so text without `@` costs one memchr pass.
 
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::{is_unspaced_script_char, on_value_boundaries};
 
 const MAX_LOCAL: usize = 64;
 const MAX_DOMAIN: usize = 253;
@@ -22,34 +33,79 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     while let Some(offset) = memchr::memchr(b'@', &bytes[from..]) {
         let at = from + offset;
         from = at + 1;
-        let Some(start) = local_start(bytes, at) else {
+        let Some(start) = local_start(text, at) else {
             continue;
         };
-        let Some(end) = domain_end(bytes, at + 1) else {
+        let Some(end) = domain_end(text, at + 1) else {
             continue;
         };
-        if on_word_boundaries(text, start, end) {
+        if on_value_boundaries(text, start, end, false) {
             out.push(Finding::new(Kind::Email, start, end));
             from = end;
         }
     }
 }
 
-fn is_local_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
+/// A letter or digit of any script, or a combining mark (a decomposed `é`).
+fn is_letter_or_digit(c: char) -> bool {
+    c.is_alphanumeric() || ('\u{300}'..='\u{36f}').contains(&c)
 }
 
-/// Where the local part ending at `at` starts, if it is a valid one.
-fn local_start(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut start = at;
-    while start > 0 && at - start < MAX_LOCAL + 1 && is_local_byte(bytes[start - 1]) {
-        start -= 1;
+/// One script run: the chars of an address share whether their script is
+/// written without spaces ([`is_unspaced_script_char`]); the first letter
+/// or digit met decides.
+#[derive(Default)]
+struct ScriptRun(Option<bool>);
+
+impl ScriptRun {
+    /// A run that has met the ASCII chars `ascii` (a spaced script when
+    /// they hold a letter or digit).
+    fn seeded(ascii: &[u8]) -> ScriptRun {
+        ScriptRun(ascii.iter().any(u8::is_ascii_alphanumeric).then_some(false))
     }
-    if start > 0 && is_local_byte(bytes[start - 1]) {
-        return None; // longer than any valid local part
+
+    /// True when `c` may follow the chars met so far in one address.
+    fn admits(&mut self, c: char) -> bool {
+        if !is_letter_or_digit(c) {
+            return true;
+        }
+        let unspaced = is_unspaced_script_char(c);
+        *self.0.get_or_insert(unspaced) == unspaced
+    }
+}
+
+fn is_local_char(c: char) -> bool {
+    is_letter_or_digit(c) || matches!(c, '.' | '_' | '%' | '+' | '-')
+}
+
+/// Where the local part ending at byte `at` starts, if it is a valid one.
+fn local_start(text: &str, at: usize) -> Option<usize> {
+    let head = text.get(..at)?;
+    let bytes = head.as_bytes();
+    // ASCII first (the common case), byte by byte; char by char from the
+    // first other char on.
+    let mut start = at;
+    while start > 0 && is_local_char(char::from(bytes[start - 1])) && bytes[start - 1].is_ascii() {
+        start -= 1;
+        if at - start > MAX_LOCAL {
+            return None; // longer than any valid local part
+        }
+    }
+    if start > 0 && !bytes[start - 1].is_ascii() {
+        let mut run = ScriptRun::seeded(&bytes[start..]);
+        for (i, c) in head[..start].char_indices().rev() {
+            if !is_local_char(c) || !run.admits(c) {
+                break;
+            }
+            if at - i > MAX_LOCAL {
+                return None;
+            }
+            start = i;
+        }
     }
     // Leading punctuation belongs to the sentence (`--mario@…`, `(.x@…`).
-    while start < at && !(bytes[start].is_ascii_alphanumeric() || bytes[start] == b'_') {
+    // The local part's chars other than letters, digits and `_` are ASCII.
+    while start < at && matches!(bytes[start], b'.' | b'%' | b'+' | b'-') {
         start += 1;
     }
     let local = &bytes[start..at];
@@ -59,17 +115,33 @@ fn local_start(bytes: &[u8], at: usize) -> Option<usize> {
     Some(start)
 }
 
-/// Where the domain starting at `from` ends, if it is a valid one.
-fn domain_end(bytes: &[u8], from: usize) -> Option<usize> {
+/// Where the domain starting at byte `from` ends, if it is a valid one.
+fn domain_end(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let is_domain_char = |c: char| is_letter_or_digit(c) || c == '-' || c == '.';
+    // ASCII first, as for the local part.
     let mut end = from;
     while end < bytes.len()
         && end - from <= MAX_DOMAIN
-        && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'-' || bytes[end] == b'.')
+        && (bytes[end].is_ascii_alphanumeric() || matches!(bytes[end], b'-' | b'.'))
     {
         end += 1;
     }
+    if end - from <= MAX_DOMAIN && bytes.get(end).is_some_and(|b| !b.is_ascii()) {
+        let mut run = ScriptRun::seeded(&bytes[from..end]);
+        let tail = text.get(end..)?;
+        let mut next = end;
+        for (i, c) in tail.char_indices() {
+            if !is_domain_char(c) || !run.admits(c) || end + i - from > MAX_DOMAIN {
+                break;
+            }
+            next = end + i + c.len_utf8();
+        }
+        end = next;
+    }
     // Trailing punctuation ends the sentence, not the domain.
-    while end > from && !bytes[end - 1].is_ascii_alphanumeric() {
+    // The domain's chars other than letters and digits are ASCII.
+    while end > from && matches!(bytes[end - 1], b'-' | b'.') {
         end -= 1;
     }
     let domain = &bytes[from..end];
@@ -89,8 +161,14 @@ fn domain_end(bytes: &[u8], from: usize) -> Option<usize> {
         labels += 1;
         last = label;
     }
-    let tld_ok = (last.len() >= 2 && last.iter().all(u8::is_ascii_alphabetic))
-        || (last.len() > 4 && last[..4].eq_ignore_ascii_case(b"xn--"));
+    let tld_ok = if last.is_ascii() {
+        (last.len() >= 2 && last.iter().all(u8::is_ascii_alphabetic))
+            || (last.len() > 4 && last[..4].eq_ignore_ascii_case(b"xn--"))
+    } else {
+        // Not ASCII: letters, none of them ASCII (`.рф`, `.中国`).
+        let tld = text.get(end - last.len()..end)?;
+        tld.chars().count() >= 2 && tld.chars().all(|c| c.is_alphabetic() && !c.is_ascii())
+    };
     (labels >= 2 && tld_ok).then_some(end)
 }
 
@@ -108,7 +186,10 @@ mod tests {
                 "write to mario.rossi@acme.it please",
                 &["mario.rossi@acme.it"],
             ),
-            ("Escríbeme a josé_garcia+rrhh@correo.es.", &[]), // non-ASCII letter glued before
+            (
+                "Escríbeme a josé_garcia+rrhh@correo.es.",
+                &["josé_garcia+rrhh@correo.es"],
+            ),
             (
                 "Escríbeme a jose_garcia+rrhh@correo.es.",
                 &["jose_garcia+rrhh@correo.es"],
@@ -128,7 +209,32 @@ mod tests {
                 &["u@xn--bcher-kva.xn--p1ai"],
             ),
             ("two a@b.com,c@d.com", &["a@b.com", "c@d.com"]),
+            // internationalised addresses
+            ("jürgen.müller@bücher.de", &["jürgen.müller@bücher.de"]),
+            (
+                "Schreib an jürgen.müller@bücher.de!",
+                &["jürgen.müller@bücher.de"],
+            ),
+            ("josé@correo.españa.es", &["josé@correo.españa.es"]),
+            ("почта: иван@пример.рф.", &["иван@пример.рф"]),
+            ("用户@例子.中国", &["用户@例子.中国"]),
+            ("δοκιμή@παράδειγμα.δοκιμή", &["δοκιμή@παράδειγμα.δοκιμή"]),
+            ("u@xn--bcher-kva.de", &["u@xn--bcher-kva.de"]),
+            ("jose\u{301}@correo.es", &["jose\u{301}@correo.es"]),
+            // scripts without spaces end an address; `_` does not
+            ("联系mario@example.org谢谢", &["mario@example.org"]),
+            ("メールはmario@example.orgです", &["mario@example.org"]),
+            ("user_mario@example.org", &["user_mario@example.org"]),
+            ("_mario@example.org", &["_mario@example.org"]),
             // false positives
+            ("mario@example.org_x", &[]),
+            ("café@ and ü@ü", &[]),
+            ("用户@例子", &[]),   // one label
+            ("x@bücher.d", &[]),  // one-letter top-level label
+            ("x@bücher.dé", &[]), // top-level label mixes scripts
+            ("München@Hauptbahnhof", &[]),
+            ("😀@x.com", &[]),
+            ("jürgen..müller@x.de", &[]),
             ("@mention and user@localhost", &[]),
             ("a@b.c is too short a tld", &[]),
             ("version pkg@1.2.3", &[]),

@@ -1,16 +1,24 @@
-//! IBANs: two-letter country code, two check digits and the BBAN, written
-//! contiguous (`ES9121000418450200051332`) or in groups of four separated by
-//! single spaces (`ES91 2100 0418 4502 0005 1332`). The length must be the
-//! country's (ISO 13616 registry; unknown countries are not IBANs) and the
-//! mod-97 check must give 1.
+//! IBANs: two-letter country code, two check digits and the BBAN, as people
+//! write them: contiguous (`ES9121000418450200051332`), in capitals or in
+//! lower case (`it60x0542811101000000123456`; the country code in one case),
+//! or in groups of any size joined by one kind of single separator — space,
+//! `-` or `.` (`ES91 2100 0418 4502 0005 1332`, `DE89-3704-0044-0532-0130-00`,
+//! `DE89 37040044 0532013000`, `DE 89 37 04 …` with a capital code). Unicode
+//! spaces inside read as spaces through the folded reading
+//! (`super::fold`). The length must be the country's (ISO 13616 registry;
+//! unknown countries are not IBANs) and the mod-97 check must give 1.
 //!
-//! Found from the check digits: each digit pair preceded by two capital
-//! letters at a word start is a candidate.
+//! Against prose read as an account (`no12 with some text`): a country whose
+//! BBAN is digits only takes no letter after its check digits, and a group
+//! of letters only (`GB82 WEST 1234 …`) is taken in capitals only.
+//!
+//! Found from the check digits: each digit pair preceded by two letters is a
+//! candidate. `_` separates (`iban_DE89370400440532013000`).
 
 use super::digits::next_digit;
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::on_value_boundaries;
 
 /// IBAN length per country (ISO 13616 registry).
 #[rustfmt::skip]
@@ -31,6 +39,18 @@ const LENGTHS: &[(&[u8; 2], usize)] = &[
     (b"XK", 20),
 ];
 
+/// Countries whose BBAN is digits only (ISO 13616 registry).
+#[rustfmt::skip]
+const DIGITS_ONLY: &[&[u8; 2]] = &[
+    b"AE", b"AT", b"BA", b"BE", b"CR", b"CZ", b"DE", b"DK", b"EE", b"EG", b"ES",
+    b"FI", b"FO", b"GL", b"HR", b"HU", b"IL", b"IS", b"LT", b"LY", b"ME", b"MR",
+    b"NO", b"PL", b"PT", b"RS", b"SD", b"SE", b"SI", b"SK", b"ST", b"TL", b"TN",
+    b"VA", b"XK",
+];
+
+/// The separators between groups (one kind per IBAN).
+const SEPARATORS: &[u8] = b" -.";
+
 /// The longest IBAN of any country.
 const MAX_LEN: usize = 34;
 
@@ -43,63 +63,109 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
     let mut from = first_digit;
     while let Some(digit) = next_digit(bytes, from) {
         from = digit + 1;
-        if digit < 2 {
-            continue;
-        }
-        let start = digit - 2;
-        if !(bytes[start].is_ascii_uppercase() && bytes[start + 1].is_ascii_uppercase()) {
-            continue;
-        }
-        let Some(length) = country_length(&bytes[start..digit]) else {
-            continue;
-        };
         if !bytes.get(digit + 1).is_some_and(u8::is_ascii_digit) {
             continue;
         }
+        // The country code: glued to the check digits in one case
+        // (`DE89`, `de89`), or in capitals one separator before (`DE 89`).
+        let one_case = |a: u8, b: u8| {
+            (a.is_ascii_uppercase() && b.is_ascii_uppercase())
+                || (a.is_ascii_lowercase() && b.is_ascii_lowercase())
+        };
+        let start = if digit >= 2 && one_case(bytes[digit - 2], bytes[digit - 1]) {
+            digit - 2
+        } else if digit >= 3
+            && SEPARATORS.contains(&bytes[digit - 1])
+            && bytes[digit - 3].is_ascii_uppercase()
+            && bytes[digit - 2].is_ascii_uppercase()
+        {
+            digit - 3
+        } else {
+            continue;
+        };
+        let code = [
+            bytes[start].to_ascii_uppercase(),
+            bytes[start + 1].to_ascii_uppercase(),
+        ];
+        let Some(length) = country_length(&code) else {
+            continue;
+        };
         let mut compact = [0u8; MAX_LEN];
         let Some(end) = collect(bytes, start, length, &mut compact) else {
             continue;
         };
-        if mod97(&compact[..length]) == 1 && on_word_boundaries(text, start, end) {
+        let iban = &compact[..length];
+        let letters_ok = !DIGITS_ONLY.contains(&&code) || iban[4..].iter().all(u8::is_ascii_digit);
+        if letters_ok && mod97(iban) == 1 && on_value_boundaries(text, start, end, true) {
             out.push(Finding::new(Kind::Iban, start, end));
             from = end;
         }
     }
 }
 
-/// The IBAN length of the country code `code`, if it is a known one.
-fn country_length(code: &[u8]) -> Option<usize> {
+/// The IBAN length of the country code `code` (capitals), if it is a known
+/// one.
+fn country_length(code: &[u8; 2]) -> Option<usize> {
     LENGTHS
         .iter()
-        .find(|(country, _)| country.as_slice() == code)
+        .find(|(country, _)| *country == code)
         .map(|(_, length)| *length)
 }
 
-/// Reads `length` IBAN characters from `start` (contiguous, or a single
-/// space after every group of four) into `compact`; returns the end of the
-/// written form.
+/// Reads `length` IBAN characters from `start` into `compact`: groups of
+/// letters and digits, joined by one kind of single separator, the last
+/// group ending where the IBAN does; returns the end of the written form.
 fn collect(
     bytes: &[u8],
     start: usize,
     length: usize,
     compact: &mut [u8; MAX_LEN],
 ) -> Option<usize> {
-    let is_iban_byte = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
-    let spaced = bytes.get(start + 4) == Some(&b' ');
+    let is_iban_byte = |b: &u8| b.is_ascii_alphanumeric();
     let mut pos = start;
-    for (count, slot) in compact.iter_mut().take(length).enumerate() {
-        if spaced && count > 0 && count % 4 == 0 {
-            if bytes.get(pos) != Some(&b' ') {
-                return None;
+    let mut count = 0;
+    let mut separator = None;
+    loop {
+        let group_start = pos;
+        while count < length {
+            match bytes.get(pos) {
+                Some(&b) if is_iban_byte(&b) => {
+                    *compact.get_mut(count)? = b;
+                    count += 1;
+                    pos += 1;
+                }
+                _ => break,
             }
-            pos += 1;
         }
-        let b = *bytes.get(pos).filter(|&&b| is_iban_byte(b))?;
-        *slot = b;
+        // A group of letters only is taken in capitals only (prose such as
+        // `it12 with some text` is no account). The first group holds the
+        // country code.
+        let group = &bytes[group_start..pos];
+        if separator.is_some()
+            && !group.iter().any(u8::is_ascii_digit)
+            && !group.iter().all(u8::is_ascii_uppercase)
+        {
+            return None;
+        }
+        if count == length {
+            break;
+        }
+        let b = *bytes.get(pos)?;
+        if !SEPARATORS.contains(&b)
+            || separator.is_some_and(|s| s != b)
+            || !bytes.get(pos + 1).is_some_and(is_iban_byte)
+        {
+            return None;
+        }
+        separator = Some(b);
         pos += 1;
     }
-    // A longer run is not this country's IBAN.
-    if bytes.get(pos).is_some_and(|&b| is_iban_byte(b)) {
+    // A longer run is not this country's IBAN (nor one that goes on after
+    // a dash or a dot: `DE89-…-00-1`).
+    let goes_on = matches!(separator, Some(b'-' | b'.'))
+        && bytes.get(pos) == separator.as_ref()
+        && bytes.get(pos + 1).is_some_and(is_iban_byte);
+    if goes_on || bytes.get(pos).is_some_and(is_iban_byte) {
         return None;
     }
     Some(pos)
@@ -123,6 +189,53 @@ fn mod97(iban: &[u8]) -> u32 {
 mod tests {
     use super::super::tests::spans_of;
     use super::*;
+
+    #[test]
+    fn iban_spellings_lower_case_groups_and_separators() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "bonifico su it60x0542811101000000123456 grazie",
+                "it60x0542811101000000123456",
+            ),
+            (
+                "Konto de89 3704 0044 0532 0130 00.",
+                "de89 3704 0044 0532 0130 00",
+            ),
+            ("DE89-3704-0044-0532-0130-00", "DE89-3704-0044-0532-0130-00"),
+            ("de89-3704-0044-0532-0130-00", "de89-3704-0044-0532-0130-00"),
+            (
+                "DE89.3704.0044.0532.0130.00.",
+                "DE89.3704.0044.0532.0130.00",
+            ),
+            (
+                "DE 89 37 04 00 44 05 32 01 30 00",
+                "DE 89 37 04 00 44 05 32 01 30 00",
+            ),
+            (
+                "DE89 37 04 00 44 05 32 01 30 00",
+                "DE89 37 04 00 44 05 32 01 30 00",
+            ),
+            (
+                "DE89 370 400 440 532 013 000",
+                "DE89 370 400 440 532 013 000",
+            ),
+            (
+                "IT60 X0542 81110 10000 00123 456",
+                "IT60 X0542 81110 10000 00123 456",
+            ),
+            ("DE89 370400 440532 013000", "DE89 370400 440532 013000"),
+            ("DE89 37040044 0532013000", "DE89 37040044 0532013000"),
+            (
+                "ES91 2100 0418 45 0200 051332",
+                "ES91 2100 0418 45 0200 051332",
+            ),
+        ];
+        for (text, expected) in cases {
+            let mut out = Vec::new();
+            find(text, 0, &mut out);
+            assert_eq!(spans_of(text, &out), [*expected], "{text:?}");
+        }
+    }
 
     #[test]
     fn iban_table() {
@@ -155,6 +268,28 @@ mod tests {
             ),
             ("NL91ABNA0417164300", &["NL91ABNA0417164300"]),
             ("(BE68539007547034)", &["BE68539007547034"]),
+            // irregular grouping: any group sizes, one kind of separator
+            (
+                "DE89 37040044 0532 0130 00",
+                &["DE89 37040044 0532 0130 00"],
+            ),
+            // the task's spellings
+            (
+                "IT60X0542811101000000123456",
+                &["IT60X0542811101000000123456"],
+            ),
+            ("iban_DE89370400440532013000", &["DE89370400440532013000"]),
+            ("DE89370400440532013000_x", &["DE89370400440532013000"]),
+            ("nl91abna0417164300", &["nl91abna0417164300"]),
+            ("gb82west12345698765432", &["gb82west12345698765432"]),
+            (
+                "GB82 WEST 1234 5698 7654 32",
+                &["GB82 WEST 1234 5698 7654 32"],
+            ),
+            (
+                "fr14 2004 1010 0505 0001 3m02 606",
+                &["fr14 2004 1010 0505 0001 3m02 606"],
+            ),
             // false positives
             ("ES91 2100 0418 4502 0005 1333", &[]), // check fails
             ("DE89 3704 0044 0532 0130 001", &[]),  // too long
@@ -162,7 +297,16 @@ mod tests {
             ("DE89370400440532013000X", &[]),       // glued
             ("XDE89370400440532013000", &[]),       // glued before
             ("ZZ89370400440532013000", &[]),        // unknown country
-            ("DE89 37040044 0532 0130 00", &[]),    // irregular grouping
+            ("DE89 3704-0044 0532 0130 00", &[]),   // mixed separators
+            ("DE89  3704 0044 0532 0130 00", &[]),  // double space
+            ("DE89-3704-0044-0532-0130-00-1", &[]), // continues
+            ("DE89.3704.0044.0532.0130.00.12", &[]),
+            ("Es91 2100 0418 4502 0005 1332", &[]), // code in mixed case
+            ("de 89 3704 0044 0532 0130 00", &[]),  // spaced code in lower case
+            ("it89 with some more text here and", &[]), // prose, check holds
+            ("DE06ABCDEFGHIJKLMNOPQR", &[]),        // letters in a digits-only BBAN
+            ("gb82 west 1234 5698 7654 32", &[]),   // letter group in lower case
+            ("in2024 we met at 20 12 30 45 67 89 12 34 56", &[]),
             ("ES 91 2100 0418", &[]),
             ("ISO 9001 certified, A4 paper", &[]),
         ];

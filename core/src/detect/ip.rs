@@ -14,7 +14,7 @@
 use super::digits::next_digit;
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::on_value_boundaries;
 use std::net::Ipv6Addr;
 
 /// The longest IPv6 text form (`ffff:…:255.255.255.255`).
@@ -38,7 +38,7 @@ fn find_v4(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
         from = end.max(start + 1);
         let glued_before =
             start >= 2 && bytes[start - 1] == b'.' && bytes[start - 2].is_ascii_digit();
-        if valid && parts == 4 && !glued_before && on_word_boundaries(text, start, end) {
+        if valid && parts == 4 && !glued_before && on_value_boundaries(text, start, end, false) {
             out.push(Finding::new(Kind::Ip, start, end));
         }
     }
@@ -127,7 +127,7 @@ fn find_v6(text: &str, out: &mut Vec<Finding>) {
             .ok()
             .and_then(|s| s.parse::<Ipv6Addr>().ok())
             .is_some();
-        if parses && on_word_boundaries(text, start, end) {
+        if parses && on_value_boundaries(text, start, end, false) {
             out.push(Finding::new(Kind::Ip, start, end));
         }
     }
@@ -177,7 +177,9 @@ mod tests {
                 "mapped ::ffff:192.0.2.1",
                 &["::ffff:192.0.2.1", "192.0.2.1"],
             ),
+            ("服务器10.0.0.1上线了", &["10.0.0.1"]), // glued to CJK
             // false positives
+            ("host_10.0.0.1", &[]), // `_` still glues an address
             ("version 1.2.3.4.5", &[]),
             ("v1.2.3.4", &[]),
             ("256.1.1.1", &[]),

@@ -17,8 +17,12 @@
 //!   `(415) 555-0123` (first digit 2–9); Italian mobile `347 1234567`;
 //!   `1-800-555-0123`. Dotted groups of three (`612.345.678`) read as a
 //!   thousands-separated amount, not a phone.
-//! - Never glued to a word or to a number around it (`1.612 345 678`,
-//!   `…678,50`). When a longer run is not a phone, a shorter reading ending
+//! - Never glued to a word or to a number around it (`ID612 345 678`,
+//!   `1.612 345 678`, `…678,50`); `_` and a change of script separate
+//!   (`tel_+393471234567`, `电话+8613812345678`). Unicode spaces and
+//!   full-width digits read as ASCII through the folded reading
+//!   (`super::fold`): `+39\u{a0}347\u{a0}123\u{a0}4567`, `＋３９ ３４７ …`.
+//!   When a longer run is not a phone, a shorter reading ending
 //!   where a space starts another word is tried (`612 345 678 2 veces`).
 //!
 //! Dates (`01.02.2024`, `2024-01-15`), years, prices, versions, IPv4
@@ -30,7 +34,7 @@ use super::digits::{
 };
 use super::Finding;
 use crate::kind::Kind;
-use crate::text::{char_before, is_word_char, on_word_boundaries};
+use crate::text::{glued_before_number, on_value_boundaries};
 
 /// No phone reading has fewer digits (international: 8 after the `+`).
 const MIN_DIGITS: usize = 8;
@@ -67,7 +71,7 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
         }
         run.read_into(bytes, run_start, SEPARATORS, true);
         from = run.written_end().max(digit + 1);
-        if char_before(text, start).is_some_and(is_word_char) {
+        if glued_before_number(text, start) {
             // Glued to a word (`ES91 …`): the groups after it may still be
             // a number of their own.
             if start == digit {
@@ -79,7 +83,7 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
             continue;
         }
         if let Some(end) = longest_phone(bytes, &run, plus) {
-            if on_word_boundaries(text, start, end) {
+            if on_value_boundaries(text, start, end, true) {
                 out.push(Finding::new(Kind::Phone, start, end));
                 from = end;
             }
@@ -238,6 +242,14 @@ mod tests {
             ("100 000 000 personas", &[]),
             ("3+39 347 123 4567", &[]),
             ("+0 347 123 4567", &[]), // no country code 0
+            // `_` and scripts without spaces
+            ("tel_+393471234567", &["+393471234567"]),
+            ("tel_347 123 4567", &["347 123 4567"]),
+            ("+393471234567_casa", &["+393471234567"]),
+            ("电话+8613812345678谢谢", &["+8613812345678"]),
+            ("電話番号：03-1234-5678です", &["03-1234-5678"]),
+            ("tel+393471234567", &[]), // glued to a word
+            ("v_1.612 345 678", &[]),  // still glued to a number
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();

@@ -1,16 +1,35 @@
-//! Secrets: API keys and tokens with well-known prefixes, JWTs and PEM
-//! private-key blocks.
+//! Secrets: API keys and tokens with well-known prefixes, JWTs, PEM
+//! private-key blocks, cloud keys after their usual labels, and webhook
+//! URLs whose path is their secret.
 //!
-//! One Aho-Corasick automaton finds every prefix (`sk-`, `sk-ant-`, `ghp_`,
-//! `github_pat_`, `AKIA`, `xoxb-`, `AIza`, `eyJ`, `-----BEGIN `, …); each
-//! hit is then checked for a plausible body: its alphabet and length, and for
-//! free-form bodies at least one letter and one digit (so prose such as
+//! One Aho-Corasick automaton finds every prefix and label (`sk-`,
+//! `sk-ant-`, `ghp_`, `github_pat_`, `AKIA`, `xoxb-`, `AIza`, `whsec_`,
+//! `GOCSPX-`, `eyJ`, `-----BEGIN `, `secret_access_key`, `AccountKey=`,
+//! `sig=`, `hooks.slack.com/services/`, …); each hit is then checked for a
+//! plausible body: its alphabet and length, and for free-form bodies at
+//! least one letter and one digit (so prose such as
 //! `sk-learn-style-estimators-everywhere` is not a key).
+//!
+//! - **Labelled values**: the AWS secret access key after
+//!   `aws_secret_access_key`, `AWS_SECRET_ACCESS_KEY`, `SecretAccessKey` or
+//!   `secretAccessKey` and `=` or `:` (40 chars of the base64 alphabet); a
+//!   GCP service account's `"private_key_id"` (40 hex digits; its
+//!   `"private_key"` is a PEM block, found as one); an Azure connection
+//!   string's `AccountKey=` or `SharedAccessKey=` (base64, padded); an
+//!   Azure SAS or Logic Apps `sig=` query value after `?` or `&` (43–44
+//!   base64 chars, `%2B`/`%2F`/`%3D` escapes counted as one). The finding
+//!   is the value; the label stays.
+//! - **Webhook URLs**: the path after `hooks.slack.com/services/` (and
+//!   `/workflows/`, `/triggers/`), `discord.com/api/webhooks/` (and
+//!   `discordapp.com`), `office.com/webhookb2/` (Teams, `*.webhook.office.com`
+//!   and `outlook.office.com`), `outlook.office.com/webhook/`,
+//!   `hooks.zapier.com/hooks/catch/`: the id and token segments, not the
+//!   host.
 
 use super::Finding;
 use crate::error::CoreError;
 use crate::kind::Kind;
-use crate::text::on_word_boundaries;
+use crate::text::on_value_boundaries;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 /// How far after `-----BEGIN` the END line of a PEM block is looked for: the
@@ -32,6 +51,24 @@ enum Body {
     Jwt,
     /// `-----BEGIN … PRIVATE KEY-----` through its END line.
     Pem,
+    /// The value after a label and `=` or `:`; the finding is the value.
+    Labelled(Labelled),
+    /// A webhook URL's path after its fixed part: at least this many
+    /// non-empty path segments.
+    WebhookPath(usize),
+}
+
+/// The values found after a label.
+#[derive(Clone, Copy, Debug)]
+enum Labelled {
+    /// An AWS secret access key: 40 chars of the base64 alphabet.
+    AwsSecretKey,
+    /// A GCP service account's private key id: 40 hex digits.
+    GcpPrivateKeyId,
+    /// An Azure account or shared access key: padded base64.
+    AzureKey,
+    /// A SAS signature: base64 of an HMAC-SHA256, maybe percent-encoded.
+    SasSignature,
 }
 
 fn alnum(b: u8) -> bool {
@@ -86,8 +123,31 @@ const PREFIXES: &[(&str, Body)] = &[
     ("xapp-", token(alnum_dash, 10, 255, true)),
     ("AIza", token(base64url, 35, 35, false)), // Google API keys
     ("hf_", token(alnum, 30, 255, true)),      // Hugging Face
+    ("whsec_", token(base64url, 24, 255, true)), // Stripe webhook secrets
+    ("GOCSPX-", token(base64url, 24, 64, false)), // Google OAuth client secrets
     ("eyJ", Body::Jwt),
     ("-----BEGIN ", Body::Pem),
+    // Labelled values: the finding is the value after the label.
+    ("secret_access_key", Body::Labelled(Labelled::AwsSecretKey)),
+    ("SECRET_ACCESS_KEY", Body::Labelled(Labelled::AwsSecretKey)),
+    ("SecretAccessKey", Body::Labelled(Labelled::AwsSecretKey)),
+    ("secretAccessKey", Body::Labelled(Labelled::AwsSecretKey)),
+    (
+        "private_key_id\"",
+        Body::Labelled(Labelled::GcpPrivateKeyId),
+    ),
+    ("AccountKey=", Body::Labelled(Labelled::AzureKey)),
+    ("SharedAccessKey=", Body::Labelled(Labelled::AzureKey)),
+    ("sig=", Body::Labelled(Labelled::SasSignature)),
+    // Webhook URLs: the path after the fixed part.
+    ("hooks.slack.com/services/", Body::WebhookPath(3)),
+    ("hooks.slack.com/workflows/", Body::WebhookPath(3)),
+    ("hooks.slack.com/triggers/", Body::WebhookPath(3)),
+    ("discord.com/api/webhooks/", Body::WebhookPath(2)),
+    ("discordapp.com/api/webhooks/", Body::WebhookPath(2)),
+    ("office.com/webhookb2/", Body::WebhookPath(3)),
+    ("outlook.office.com/webhook/", Body::WebhookPath(3)),
+    ("hooks.zapier.com/hooks/catch/", Body::WebhookPath(2)),
 ];
 
 /// Finds secrets; built once per configuration (the automaton).
@@ -118,10 +178,13 @@ impl SecretScanner {
             let Some(hit) = self.prefixes.find(input) else {
                 break;
             };
-            let (start, body_start) = (hit.start(), hit.end());
+            let (hit_start, body_start) = (hit.start(), hit.end());
             let body = PREFIXES
                 .get(hit.pattern().as_usize())
                 .map(|(_, body)| *body);
+            // The finding starts at the prefix, or after a label or a
+            // webhook URL's fixed part.
+            let mut start = hit_start;
             let end = match body {
                 Some(Body::Token {
                     alphabet,
@@ -131,14 +194,23 @@ impl SecretScanner {
                 }) => token_end(bytes, body_start, alphabet, min, max, mixed),
                 Some(Body::Jwt) => jwt_end(bytes, start),
                 Some(Body::Pem) => pem_end(bytes, body_start),
+                Some(Body::Labelled(what)) => labelled_value(bytes, hit_start, body_start, what)
+                    .map(|(value_start, end)| {
+                        start = value_start;
+                        end
+                    }),
+                Some(Body::WebhookPath(min_segments)) => {
+                    start = body_start;
+                    webhook_path_end(bytes, body_start, min_segments)
+                }
                 None => None,
             };
             match end {
-                Some(end) if on_word_boundaries(text, start, end) => {
+                Some(end) if on_value_boundaries(text, start, end, false) => {
                     out.push(Finding::new(Kind::Secret, start, end));
                     from = end;
                 }
-                _ => from = start + 1,
+                _ => from = hit_start + 1,
             }
         }
     }
@@ -169,6 +241,134 @@ fn run_len(bytes: &[u8], from: usize, alphabet: fn(u8) -> bool) -> usize {
     bytes
         .get(from..)
         .map_or(0, |tail| tail.iter().take_while(|&&b| alphabet(b)).count())
+}
+
+fn base64_std(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'+' || b == b'/'
+}
+
+/// Where the value after a label starts and ends, if it is one of `what`.
+/// `label_start..label_end` is the label as found.
+fn labelled_value(
+    bytes: &[u8],
+    label_start: usize,
+    label_end: usize,
+    what: Labelled,
+) -> Option<(usize, usize)> {
+    let mut pos = label_end;
+    match what {
+        // `key=…` in a connection string or a query: nothing in between.
+        Labelled::AzureKey => {}
+        Labelled::SasSignature => {
+            let before = label_start.checked_sub(1).map(|i| bytes[i]);
+            if !matches!(before, Some(b'?' | b'&')) {
+                return None;
+            }
+        }
+        // `key = v`, `KEY=v`, `"key": "v"`, `key: 'v'`.
+        Labelled::AwsSecretKey | Labelled::GcpPrivateKeyId => {
+            let blank = |b: &u8| matches!(b, b' ' | b'\t');
+            if matches!(bytes.get(pos), Some(b'"' | b'\'')) {
+                pos += 1;
+            }
+            while bytes.get(pos).is_some_and(blank) {
+                pos += 1;
+            }
+            if !matches!(bytes.get(pos), Some(b'=' | b':')) {
+                return None;
+            }
+            pos += 1;
+            while bytes.get(pos).is_some_and(blank) {
+                pos += 1;
+            }
+            if matches!(bytes.get(pos), Some(b'"' | b'\'')) {
+                pos += 1;
+            }
+        }
+    }
+    let start = pos;
+    let end = match what {
+        Labelled::AwsSecretKey => {
+            let len = run_len(bytes, start, base64_std);
+            (len == 40 && bytes.get(start + len) != Some(&b'=')).then_some(start + len)?
+        }
+        Labelled::GcpPrivateKeyId => {
+            let len = run_len(bytes, start, |b| b.is_ascii_hexdigit());
+            (len == 40).then_some(start + len)?
+        }
+        Labelled::AzureKey => {
+            let len = run_len(bytes, start, base64_std);
+            let padding = run_len(bytes, start + len, |b| b == b'=');
+            let total = len + padding;
+            ((40..=128).contains(&len) && padding <= 2 && total.is_multiple_of(4))
+                .then_some(start + total)?
+        }
+        Labelled::SasSignature => sas_signature_end(bytes, start)?,
+    };
+    Some((start, end))
+}
+
+/// The end of a SAS signature starting at `from`: 43 or 44 base64 or
+/// base64url chars (a final `=` when 44), written raw or with `%2B`,
+/// `%2F` and `%3D` escapes.
+fn sas_signature_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut pos = from;
+    let mut chars = 0;
+    let mut padded = false;
+    loop {
+        let b = bytes.get(pos).copied();
+        let escape = bytes.get(pos..pos + 3).and_then(|e| {
+            let e = [e[0], e[1], e[2].to_ascii_uppercase()];
+            match &e {
+                b"%2B" | b"%2F" => Some(false),
+                b"%3D" => Some(true),
+                _ => None,
+            }
+        });
+        let (step, is_pad) = match (b, escape) {
+            (Some(b'%'), Some(is_pad)) => (3, is_pad),
+            (Some(b'='), _) => (1, true),
+            (Some(b), _) if base64url(b) || b == b'+' || b == b'/' => (1, false),
+            _ => break,
+        };
+        if padded && !is_pad {
+            return None; // a char after the padding
+        }
+        padded |= is_pad;
+        chars += 1;
+        pos += step;
+        if chars > 44 {
+            return None;
+        }
+    }
+    let valid = match chars {
+        43 => !padded,
+        44 => {
+            padded && !bytes[from..pos].ends_with(b"==") && !bytes[from..pos].ends_with(b"%3D%3D")
+        }
+        _ => false,
+    };
+    valid.then_some(pos)
+}
+
+/// The end of a webhook URL's path starting at `from`: path segments of
+/// URL chars, at least `min_segments` of them non-empty; a final `/` or
+/// sentence full stop is not part of it.
+fn webhook_path_end(bytes: &[u8], from: usize, min_segments: usize) -> Option<usize> {
+    let len = run_len(bytes, from, |b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'/' | b'-' | b'_' | b'.' | b'~' | b'%' | b'@' | b'=' | b'+'
+            )
+    });
+    let mut end = from + len;
+    while end > from && matches!(bytes[end - 1], b'/' | b'.') {
+        end -= 1;
+    }
+    let path = &bytes[from..end];
+    let segments = path.split(|&b| b == b'/').filter(|s| !s.is_empty()).count();
+    (segments >= min_segments && path.iter().any(u8::is_ascii_alphanumeric)).then_some(end)
 }
 
 /// The end of a JWT starting at `start` (`eyJ…`): three base64url parts of
@@ -240,6 +440,130 @@ mod tests {
     use super::*;
 
     const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq9\nx4ZkQ==\n-----END RSA PRIVATE KEY-----";
+
+    /// (text, the findings expected in it)
+    fn check(cases: &[(String, Vec<&str>)]) {
+        let scanner = SecretScanner::new().unwrap();
+        for (text, expected) in cases {
+            let mut out = Vec::new();
+            scanner.find(text, &mut out);
+            assert!(out.iter().all(|f| f.kind == Kind::Secret));
+            assert_eq!(spans_of(text, &out), *expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn cloud_keys_after_their_labels() {
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let key_id = "3f1c5e9a0b7d2c4e6f8a1b3c5d7e9f0a2b4c6d8e";
+        let azure = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+        let sas = "4Xz7tKp2Lq9Vn3Rm8Ws1Yb6Jc0Hd5Fg%2BAe7Ik2Ol4Pu%3D";
+        let sas_raw = "4Xz7tKp2Lq9Vn3Rm8Ws1Yb6Jc0Hd5Fg+Ae7Ik2Ol4Pu=";
+        let logic = "Wq3cX9vB2nM7kL1pZ8rT4yU6iO0aS5dF3gH7jK2lQ9e";
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (format!("aws_secret_access_key = {aws}\n"), vec![aws]),
+            (format!("AWS_SECRET_ACCESS_KEY={aws}"), vec![aws]),
+            (format!("export AWS_SECRET_ACCESS_KEY=\"{aws}\""), vec![aws]),
+            (format!("{{\"SecretAccessKey\": \"{aws}\"}}"), vec![aws]),
+            (format!("secretAccessKey: '{aws}',"), vec![aws]),
+            (
+                format!("AKIAIOSFODNN7EXAMPLE aws_secret_access_key={aws}"),
+                vec!["AKIAIOSFODNN7EXAMPLE", aws],
+            ),
+            (format!("{{\"private_key_id\": \"{key_id}\","), vec![key_id]),
+            (
+                format!("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={azure};EndpointSuffix=core.windows.net"),
+                vec![azure],
+            ),
+            (
+                "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWo=".into(),
+                vec!["Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWo="],
+            ),
+            (
+                format!("https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2025-01-01&sr=b&sp=r&sig={sas}"),
+                vec![sas],
+            ),
+            (format!("?sig={sas_raw}&x=1"), vec![sas_raw]),
+            (
+                format!("https://prod-01.westus.logic.azure.com/workflows/1/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers&sv=1.0&sig={logic}"),
+                vec![logic],
+            ),
+            (
+                "key AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI here".into(),
+                vec!["AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI"],
+            ),
+            (
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+                vec!["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+            ),
+            (
+                "client_secret GOCSPX-1a2B3c4D5e6F7g8H9i0JkLmNoPq".into(),
+                vec!["GOCSPX-1a2B3c4D5e6F7g8H9i0JkLmNoPq"],
+            ),
+            (
+                "\"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE KEY-----\\n\"".into(),
+                vec!["-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE KEY-----"],
+            ),
+            // false positives
+            ("aws_secret_access_key = <your secret key>".into(), vec![]),
+            ("AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}".into(), vec![]),
+            (format!("aws_secret_access_key = {aws}X"), vec![]), // 41 chars
+            ("set the secret_access_key option".into(), vec![]),
+            (format!("{aws} on its own"), vec![]), // 40 chars, no label
+            ("\"private_key_id\": \"3f1c5e9a0b7d\"".into(), vec![]),
+            ("AccountKey=<key>;".into(), vec![]),
+            ("AccountKey=abc==".into(), vec![]),
+            (format!("design=1&xsig={sas}"), vec![]), // not `?sig=` nor `&sig=`
+            ("?sig=short&x=1".into(), vec![]),
+            (format!("?sig={sas_raw}=="), vec![]), // 46 chars
+        ];
+        check(&cases);
+    }
+
+    #[test]
+    fn webhook_urls_have_their_path_found() {
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (
+                "post to https://hooks.slack.com/services/T000/B000/XXXX now".into(),
+                vec!["T000/B000/XXXX"],
+            ),
+            (
+                "https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX.".into(),
+                vec!["T01ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX"],
+            ),
+            (
+                "https://hooks.slack.com/workflows/T01ABC/A02DEF/123456789/xYz0123".into(),
+                vec!["T01ABC/A02DEF/123456789/xYz0123"],
+            ),
+            (
+                "\"url\":\"https://discord.com/api/webhooks/123456789012345678/abcDEF-ghi_JKL0123456789\"".into(),
+                vec!["123456789012345678/abcDEF-ghi_JKL0123456789"],
+            ),
+            (
+                "https://discordapp.com/api/webhooks/123/abc".into(),
+                vec!["123/abc"],
+            ),
+            (
+                "https://acme.webhook.office.com/webhookb2/0f1e2d3c-aaaa-bbbb-cccc-000000000000@11111111-2222-3333-4444-555555555555/IncomingWebhook/0123456789abcdef0123456789abcdef/66666666-7777-8888-9999-000000000000 ok".into(),
+                vec!["0f1e2d3c-aaaa-bbbb-cccc-000000000000@11111111-2222-3333-4444-555555555555/IncomingWebhook/0123456789abcdef0123456789abcdef/66666666-7777-8888-9999-000000000000"],
+            ),
+            (
+                "https://outlook.office.com/webhook/a1b2@c3d4/IncomingWebhook/e5f6/a7b8".into(),
+                vec!["a1b2@c3d4/IncomingWebhook/e5f6/a7b8"],
+            ),
+            (
+                "Zap: https://hooks.zapier.com/hooks/catch/123456/abcdef/".into(),
+                vec!["123456/abcdef"],
+            ),
+            // false positives: the fixed part without a secret path
+            ("see https://hooks.slack.com/services/ for docs".into(), vec![]),
+            ("https://hooks.slack.com/services/T000/B000".into(), vec![]),
+            ("https://discord.com/api/webhooks/123".into(), vec![]),
+            ("https://api.slack.com/messaging/webhooks".into(), vec![]),
+            ("https://hooks.zapier.com/hooks/catch/".into(), vec![]),
+        ];
+        check(&cases);
+    }
 
     #[test]
     fn secret_table() {

@@ -52,6 +52,108 @@ fn all_detectors_on_mixed_text() {
 }
 
 #[test]
+fn unicode_spaces_and_full_width_forms_are_found_as_written() {
+    let detectors = Detectors::new(&DetectorConfig::default()).unwrap();
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "chiamami al +39\u{a0}347\u{a0}123\u{a0}4567 domani",
+            &[("phone", "+39\u{a0}347\u{a0}123\u{a0}4567")],
+        ),
+        (
+            "Karte 4111\u{202f}1111\u{202f}1111\u{202f}1111.",
+            &[("card", "4111\u{202f}1111\u{202f}1111\u{202f}1111")],
+        ),
+        (
+            "4111\u{2009}1111\u{2009}1111\u{2009}1111",
+            &[("card", "4111\u{2009}1111\u{2009}1111\u{2009}1111")],
+        ),
+        (
+            "IBAN\u{a0}: DE89\u{2007}3704\u{2007}0044\u{2007}0532\u{2007}0130\u{2007}00",
+            &[(
+                "iban",
+                "DE89\u{2007}3704\u{2007}0044\u{2007}0532\u{2007}0130\u{2007}00",
+            )],
+        ),
+        (
+            "es91\u{a0}2100\u{a0}0418\u{a0}4502\u{a0}0005\u{a0}1332",
+            &[(
+                "iban",
+                "es91\u{a0}2100\u{a0}0418\u{a0}4502\u{a0}0005\u{a0}1332",
+            )],
+        ),
+        (
+            "347\u{2011}123\u{2011}4567",
+            &[("phone", "347\u{2011}123\u{2011}4567")],
+        ),
+        (
+            "連絡先：ｍａｒｉｏ＠ｅｘａｍｐｌｅ．ｏｒｇ",
+            &[("email", "ｍａｒｉｏ＠ｅｘａｍｐｌｅ．ｏｒｇ")],
+        ),
+        (
+            "write to mario＠example.org",
+            &[("email", "mario＠example.org")],
+        ),
+        (
+            "電話：＋３９ ３４７ １２３ ４５６７",
+            &[("phone", "＋３９ ３４７ １２３ ４５６７")],
+        ),
+        (
+            "电话＋８６１３８１２３４５６７８",
+            &[("phone", "＋８６１３８１２３４５６７８")],
+        ),
+        (
+            "カード４１１１　１１１１　１１１１　１１１１です",
+            &[("card", "４１１１　１１１１　１１１１　１１１１")],
+        ),
+        // values as written beside folded ones: each found once
+        (
+            "a@b.com y ｃ＠ｄ．ｃｏｍ",
+            &[("email", "a@b.com"), ("email", "ｃ＠ｄ．ｃｏｍ")],
+        ),
+        // false positives stay false in the folded reading
+        ("Preis:\u{a0}1\u{202f}234\u{202f}567\u{a0}EUR", &[]),
+        ("le 01\u{a0}02\u{a0}2024 à 10:30", &[]),
+        ("4111\u{a0}1111\u{a0}1111\u{a0}1112", &[]), // Luhn fails
+        ("ＩＳＯ ９００１", &[]),
+        ("mario＠localhost", &[]),
+        ("x\u{a0}+39 347", &[]),
+    ];
+    for (text, expected) in cases {
+        let got = found(&detectors, text);
+        assert_eq!(got, pairs(expected), "{text:?}");
+    }
+}
+
+#[test]
+fn values_glued_to_scripts_without_spaces_or_to_underscores() {
+    let detectors = Detectors::new(&DetectorConfig::default()).unwrap();
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "联系mario@example.org谢谢",
+            &[("email", "mario@example.org")],
+        ),
+        ("电话+8613812345678", &[("phone", "+8613812345678")]),
+        (
+            "口座DE89370400440532013000です",
+            &[("iban", "DE89370400440532013000")],
+        ),
+        (
+            "user_mario@example.org",
+            &[("email", "user_mario@example.org")],
+        ),
+        ("tel_+393471234567", &[("phone", "+393471234567")]),
+        ("card_4111111111111111", &[("card", "4111111111111111")]),
+        // false positives: glued to a word of a spaced script
+        ("telx+393471234567", &[]),
+        ("card4111111111111111", &[]),
+        ("précis4111111111111111", &[]),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(found(&detectors, text), pairs(expected), "{text:?}");
+    }
+}
+
+#[test]
 fn overlaps_resolve_by_length_then_priority() {
     let config = DetectorConfig {
         rules: vec![
@@ -300,7 +402,10 @@ proptest! {
         for f in &out {
             prop_assert!(f.start < f.end && f.end <= text.len());
             prop_assert!(text.is_char_boundary(f.start) && text.is_char_boundary(f.end));
-            prop_assert!(crate::text::on_word_boundaries(&text, f.start, f.end));
+            // `_` separates the numeric kinds only; a script written
+            // without spaces is a boundary for every built-in kind.
+            let numeric = matches!(f.kind, Kind::Phone | Kind::Card | Kind::Iban);
+            prop_assert!(crate::text::on_value_boundaries(&text, f.start, f.end, numeric));
             prop_assert_eq!(f.slot, None);
         }
         for w in out.windows(2) {

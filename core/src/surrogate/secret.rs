@@ -66,6 +66,28 @@ pub fn derive(rng: &mut SeedRng, value: &str) -> String {
     let body = &value[prefix.len()..];
     let mut out = String::with_capacity(value.len());
     out.push_str(prefix);
+    if body.contains('%') {
+        // Percent-escapes (a URL's `sig=%2B…%3D`) stay as written: a new
+        // escape could decode to anything, a control char included.
+        let bytes = body.as_bytes();
+        let mut run_start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let escape = bytes[i] == b'%'
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+            if escape {
+                out.push_str(&same_alphabet(rng, &body[run_start..i]));
+                out.push_str(&body[i..i + 3]);
+                i += 3;
+                run_start = i;
+            } else {
+                i += 1;
+            }
+        }
+        out.push_str(&same_alphabet(rng, &body[run_start..]));
+        return out;
+    }
     out.push_str(&same_alphabet(rng, body));
     out
 }

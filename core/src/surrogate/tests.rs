@@ -338,3 +338,127 @@ proptest! {
         }
     }
 }
+
+/// Values in the spellings the detectors read (lower case, dots, Unicode
+/// spaces, full width): a surrogate of their kind, valid where the kind has
+/// a check, in the value's spelling.
+#[test]
+fn new_spellings_keep_their_kind_and_spelling() {
+    let digits_only = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c {
+                '0'..='9' => '9',
+                '０'..='９' => '９',
+                c => c,
+            })
+            .collect()
+    };
+    let ascii = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c {
+                '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c),
+                '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{3000}' => ' ',
+                c => c,
+            })
+            .collect()
+    };
+    // (kind, value)
+    let cases: &[(Kind, &str)] = &[
+        (Kind::Iban, "it60x0542811101000000123456"),
+        (Kind::Iban, "de89 3704 0044 0532 0130 00"),
+        (Kind::Iban, "DE89-3704-0044-0532-0130-00"),
+        (Kind::Iban, "DE89.3704.0044.0532.0130.00"),
+        (
+            Kind::Iban,
+            "DE89\u{a0}3704\u{a0}0044\u{a0}0532\u{a0}0130\u{a0}00",
+        ),
+        (Kind::Iban, "ＤＥ８９３７０４００４４０５３２０１３０００"),
+        (Kind::Phone, "+39\u{a0}347\u{a0}123\u{a0}4567"),
+        (Kind::Phone, "347\u{2011}123\u{2011}4567"),
+        (Kind::Phone, "＋３９ ３４７ １２３ ４５６７"),
+        (Kind::Card, "4111\u{202f}1111\u{202f}1111\u{202f}1111"),
+        (Kind::Card, "4111.1111.1111.1111"),
+        (Kind::Card, "４１１１　１１１１　１１１１　１１１１"),
+        (Kind::Email, "ｍａｒｉｏ＠ｅｘａｍｐｌｅ．ｏｒｇ"),
+        (Kind::Email, "mario＠example.org"),
+        (Kind::Email, "jürgen.müller@bücher.de"),
+        (Kind::Email, "josé@correo.españa.es"),
+        (Kind::Email, "u@xn--bcher-kva.de"),
+        (Kind::Secret, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        (Kind::Secret, "T000/B000/XXXX"),
+        (
+            Kind::Secret,
+            "4Xz7tKp2Lq9Vn3Rm8Ws1Yb6Jc0Hd5Fg%2BAe7Ik2Ol4Pu%3D",
+        ),
+    ];
+    for (kind, value) in cases {
+        let out = d(kind, value);
+        assert_ne!(&out, value);
+        assert!(json_safe_for(kind, &out), "{value}");
+        let plain = ascii(&out);
+        let wide = |c: char| ('\u{ff01}'..='\u{ff5e}').contains(&c);
+        if matches!(kind, Kind::Iban | Kind::Card | Kind::Phone) {
+            // char for char: the same width and the same separators
+            assert_eq!(
+                out.chars().count(),
+                value.chars().count(),
+                "{value} → {out}"
+            );
+            for (v, o) in value.chars().zip(out.chars()) {
+                assert_eq!(wide(v), wide(o), "{value} → {out}");
+                if !v.is_alphanumeric() {
+                    assert_eq!(v, o, "{value} → {out}");
+                }
+            }
+        }
+        match kind {
+            Kind::Iban => {
+                assert!(iban::is_valid(&plain), "{value} → {out}");
+                assert_eq!(skeleton(&plain), skeleton(&ascii(value)), "{value} → {out}");
+            }
+            Kind::Card => {
+                assert!(card::is_luhn_valid(&plain), "{value} → {out}");
+                assert_eq!(digits_only(&out), digits_only(value), "{value} → {out}");
+            }
+            Kind::Phone => {
+                assert_eq!(digits_only(&out), digits_only(value), "{value} → {out}");
+                // the country code (or the first digit) kept
+                let kept = if plain.starts_with('+') { 3 } else { 1 };
+                assert_eq!(
+                    plain.get(..kept),
+                    ascii(value).get(..kept),
+                    "{value} → {out}"
+                );
+            }
+            Kind::Email => {
+                let at = if value.contains('＠') { '＠' } else { '@' };
+                assert_eq!(out.matches(at).count(), 1, "{value} → {out}");
+                if value
+                    .chars()
+                    .all(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c))
+                {
+                    assert!(
+                        out.chars().all(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c)),
+                        "{out}"
+                    );
+                }
+            }
+            Kind::Secret => {
+                assert_eq!(skeleton(&out).len(), skeleton(value).len());
+                // percent-escapes (a SAS `sig=`) stay the escapes they were
+                let escapes = |s: &str| -> Vec<String> {
+                    s.match_indices('%')
+                        .map(|(i, _)| s[i..i + 3].to_string())
+                        .collect()
+                };
+                assert_eq!(escapes(&out), escapes(value), "{value} → {out}");
+                assert_eq!(
+                    out.matches('/').count(),
+                    value.matches('/').count(),
+                    "{value} → {out}"
+                );
+            }
+            _ => {}
+        }
+    }
+}
