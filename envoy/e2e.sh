@@ -76,6 +76,10 @@ status=0
 if grep -rl "e2e-acme" "$state/logs" >&2; then
   latet_log "FAIL: a test value reached the logs above"
   status=1
+elif grep -rlE "Fernández|Ortuño|Müllerhoff" "$state/logs" >&2; then
+  # The person names of gateway_e2e.rs (NAMES_TEXT).
+  latet_log "FAIL: a test name reached the logs above"
+  status=1
 else
   latet_log "no test value in $state/logs"
 fi

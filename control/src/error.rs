@@ -36,6 +36,9 @@ pub enum ControlError {
     /// A local file could not be read or written (path and reason).
     #[error("{0}")]
     Io(String),
+    /// A start-up option is invalid (option, field and reason).
+    #[error("{0}")]
+    Config(String),
 }
 
 impl From<rusqlite::Error> for ControlError {

@@ -9,6 +9,7 @@ use crate::secrets::{MasterKey, MasterKeySource};
 use crate::store::sqlite::SqliteStore;
 use crate::tokens::{new_token, token_hash};
 use crate::vault::Vaults;
+use latet_core::detect::{DetectorConfig, Detectors};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,39 @@ pub struct ServeOptions {
     pub master_key_file: Option<PathBuf>,
     /// Events kept per key.
     pub feed_keep: u64,
+    /// The detectors of the apps mask API.
+    pub detectors: Detectors,
+}
+
+/// The detectors of `--detectors FILE` (the filter configuration's
+/// `detectors` object, as JSON), or every built-in one. Errors name the
+/// file and the field, never a rule or a word.
+pub fn detectors_from(file: Option<&Path>) -> Result<Detectors> {
+    let config = match file {
+        None => DetectorConfig::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|err| {
+                ControlError::Io(format!("--detectors {}: {err}", path.display()))
+            })?;
+            serde_json::from_str(&text).map_err(|err| {
+                // serde's message names the field and the position only.
+                ControlError::Config(format!("--detectors {}: {err}", path.display()))
+            })?
+        }
+    };
+    Detectors::new(&config).map_err(|err| {
+        let field = match &err {
+            latet_core::CoreError::BadRule { index, reason } => {
+                format!("rules[{index}]: {reason}")
+            }
+            latet_core::CoreError::BadNeverMask { index, reason } => {
+                format!("neverMask[{index}]: {reason}")
+            }
+            other => other.to_string(),
+        };
+        let name = file.map(|p| p.display().to_string()).unwrap_or_default();
+        ControlError::Config(format!("--detectors {name}: {field}"))
+    })
 }
 
 /// Where the generated master key goes when none is given.
@@ -75,6 +109,7 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         vaults: Arc::new(Vaults::new(Arc::new(store), master)),
         metrics: Arc::new(Metrics::default()),
         admin_hash,
+        detectors: Arc::new(options.detectors),
     };
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await

@@ -11,15 +11,14 @@
 //! It opens the whole vault per call and scans it value by value: fine for
 //! the apps' batches of log lines, not for a 100k-entry vault on a hot path.
 
-use crate::error::{ControlError, Result};
+use crate::error::Result;
 use crate::store::KeyRecord;
 use crate::vault::Vaults;
-use latet_core::detect::{resolve_overlaps, DetectorConfig, Detectors, Finding};
+use latet_core::detect::{resolve_overlaps, Detectors, Finding};
 use latet_core::text::on_word_boundaries;
 use latet_core::wire::{Entry, NewValue};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 /// `{"text": "..."}` or `{"texts": ["...", ...]}`, in and out.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -48,14 +47,6 @@ impl TextBody {
     }
 }
 
-fn detectors() -> Result<&'static Detectors> {
-    static DETECTORS: OnceLock<Option<Detectors>> = OnceLock::new();
-    DETECTORS
-        .get_or_init(|| Detectors::new(&DetectorConfig::default()).ok())
-        .as_ref()
-        .ok_or_else(|| ControlError::Store("detectors could not be built".into()))
-}
-
 /// Every place `needle` is written in `text` on word boundaries.
 fn occurrences<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
     text.match_indices(needle)
@@ -77,10 +68,14 @@ fn splice(text: &str, spans: &[(usize, usize, &str)]) -> String {
 }
 
 /// Masks each text with the key's vault (new values get entries).
-pub fn mask(vaults: &Vaults, key: &KeyRecord, body: TextBody) -> Result<TextBody> {
+pub fn mask(
+    vaults: &Vaults,
+    detectors: &Detectors,
+    key: &KeyRecord,
+    body: TextBody,
+) -> Result<TextBody> {
     let (texts, many) = body.into_texts();
     let snapshot = vaults.snapshot(key)?;
-    let detectors = detectors()?;
     let mut findings_per_text = Vec::with_capacity(texts.len());
     let mut new_values: Vec<NewValue> = Vec::new();
     for text in &texts {

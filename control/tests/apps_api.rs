@@ -456,3 +456,54 @@ fn near_limit_weighs_retired_surrogates_with_values_and_a_full_vault_refuses() {
         10
     );
 }
+
+#[test]
+fn the_apps_api_masks_person_names_but_not_the_never_mask_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let detectors = dir.path().join("detectors.json");
+    std::fs::write(&detectors, r#"{"neverMask": ["Ferrari", "Marco Polo"]}"#).unwrap();
+    let server = Server::start_with(dir.path(), &["--detectors", detectors.to_str().unwrap()]);
+    let token = server.create_key("Shop");
+    let line = "Lucía Fernández flies Marco Polo to meet the Ferrari team.";
+    let (status, masked) = server.post(
+        "/_latet/apps/v1/mask",
+        Some(&token),
+        &json!({ "text": line }),
+    );
+    assert_eq!(status, 200, "{masked}");
+    let masked = masked["text"].as_str().unwrap().to_string();
+    assert!(
+        !masked.contains("Lucía") && !masked.contains("Fernández"),
+        "{masked}"
+    );
+    assert!(
+        masked.ends_with(" flies Marco Polo to meet the Ferrari team."),
+        "{masked}"
+    );
+    let (_, restored) = server.post(
+        "/_latet/apps/v1/restore",
+        Some(&token),
+        &json!({ "text": masked }),
+    );
+    assert_eq!(restored["text"], line);
+}
+
+#[test]
+fn a_bad_detectors_file_is_refused_at_start_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let detectors = dir.path().join("detectors.json");
+    std::fs::write(&detectors, r#"{"neverMask": ["Ferrari", "  "]}"#).unwrap();
+    let out = clean_env(&mut std::process::Command::new(BIN))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(dir.path().join("latet.db"))
+        .arg("--admin-token-file")
+        .arg(dir.path().join("admin.token"))
+        .arg("--detectors")
+        .arg(&detectors)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("neverMask[1]: is empty"), "{err}");
+    assert!(!err.contains("Ferrari"), "the error shows no entry");
+}

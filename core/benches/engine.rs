@@ -114,6 +114,28 @@ fn main() {
                     _ => masked_ok = false,
                 }
             });
+            // The same work with the person detector off: names' cost, as a
+            // ratio in one run.
+            let names_off = DetectorConfig {
+                person: false,
+                ..DetectorConfig::default()
+            };
+            let mut plain_masker = match Detectors::new(&names_off) {
+                Ok(d) => Masker::new(d, 0),
+                Err(e) => return eprintln!("detectors: {e}"),
+            };
+            let d_mask_plain = time(budget, || {
+                black_box(
+                    plain_masker
+                        .mask_request(
+                            &index,
+                            provider::OPENAI_CHAT,
+                            request.as_bytes(),
+                            MaskOptions::default(),
+                        )
+                        .is_ok(),
+                );
+            });
             let mut memo_masker = match Detectors::new(&DetectorConfig::default()) {
                 Ok(d) => Masker::new(d, 64 << 20),
                 Err(e) => return eprintln!("detectors: {e}"),
@@ -144,7 +166,7 @@ fn main() {
                 black_box(out);
             });
             println!(
-                "  request {:>4} KB, {:>3} values: find values {:>7.1} MB/s (aho-corasick {:>7.1} MB/s, {} found) | mask {:>6.1} MB/s{} | mask, memo warm {:>6.1} MB/s | restore {:>6.1} MB/s | SSE restore {:>6.1} MB/s ({} KB stream)",
+                "  request {:>4} KB, {:>3} values: find values {:>7.1} MB/s (aho-corasick {:>7.1} MB/s, {} found) | mask {:>6.1} MB/s{} (names off {:>6.1}) | mask, memo warm {:>6.1} MB/s | restore {:>6.1} MB/s | SSE restore {:>6.1} MB/s ({} KB stream)",
                 len / 1000,
                 values,
                 mbps(len, d_find),
@@ -152,6 +174,7 @@ fn main() {
                 found.len(),
                 mbps(len, d_mask),
                 if masked_ok { "" } else { " (NOT MASKED: new values?)" },
+                mbps(len, d_mask_plain),
                 mbps(len, d_memo),
                 mbps(answer.len(), d_restore),
                 mbps(stream.len(), d_sse),

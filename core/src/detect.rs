@@ -27,6 +27,7 @@ mod email;
 pub(crate) mod fold;
 mod iban;
 mod ip;
+mod person;
 mod phone;
 mod rules;
 mod secret;
@@ -93,6 +94,13 @@ pub struct DetectorConfig {
     /// API keys and tokens with known prefixes, JWTs, PEM private keys,
     /// cloud keys after their labels, webhook URL secrets.
     pub secret: bool,
+    /// Person names in English, Spanish, Italian, German, French and
+    /// Portuguese (word lists and rules, `core/data/person/`).
+    pub person: bool,
+    /// Words never masked as a name (a company, product or place called
+    /// like a person: `Marco Polo`, `Ferrari`); each word of an entry is
+    /// kept out of names, in any case and with or without diacritics.
+    pub never_mask: Vec<String>,
     /// Operator rules: each a regex or a dictionary, with the kind it finds.
     pub rules: Vec<RuleConfig>,
 }
@@ -106,6 +114,8 @@ impl Default for DetectorConfig {
             card: true,
             ip: true,
             secret: true,
+            person: true,
+            never_mask: Vec::new(),
             rules: Vec::new(),
         }
     }
@@ -137,6 +147,8 @@ pub struct Detectors {
     card: bool,
     ip: bool,
     secret: Option<secret::SecretScanner>,
+    /// The person detector, with the words it never takes.
+    person: Option<person::NeverMask>,
     rules: rules::RuleSet,
 }
 
@@ -150,6 +162,7 @@ impl Detectors {
         } else {
             None
         };
+        check_never_mask(&config.never_mask)?;
         Ok(Detectors {
             email: config.email,
             phone: config.phone,
@@ -157,8 +170,22 @@ impl Detectors {
             card: config.card,
             ip: config.ip,
             secret,
+            person: config
+                .person
+                .then(|| person::NeverMask::new(&config.never_mask)),
             rules: rules::RuleSet::new(&config.rules)?,
         })
+    }
+
+    /// Builds what the detectors build on first use (the name lists), so
+    /// that the first request does not pay for it. Returns how many words
+    /// the name lists hold (0 with names off).
+    pub fn warm_up(&self) -> usize {
+        if self.person.is_some() {
+            person::warm_up()
+        } else {
+            0
+        }
     }
 
     /// Appends every finding in `text` to `out`, overlaps among the appended
@@ -178,6 +205,9 @@ impl Detectors {
             if let Some(found) = out.get_mut(mark..) {
                 folded.map_back(found);
             }
+        }
+        if let Some(never) = &self.person {
+            person::find(text, never, out);
         }
         self.rules.find(text, out);
         resolve_overlaps_from(out, first);
@@ -207,6 +237,35 @@ impl Detectors {
             ip::find(text, first_digit, out);
         }
     }
+}
+
+/// The most `neverMask` entries, and the longest one (in bytes).
+const MAX_NEVER_MASK_ENTRIES: usize = 10_000;
+const MAX_NEVER_MASK_ENTRY_BYTES: usize = 200;
+
+fn check_never_mask(entries: &[String]) -> Result<(), CoreError> {
+    let bad = |index, reason: &str| CoreError::BadNeverMask {
+        index,
+        reason: reason.to_string(),
+    };
+    if entries.len() > MAX_NEVER_MASK_ENTRIES {
+        return Err(bad(
+            MAX_NEVER_MASK_ENTRIES,
+            "too many entries (at most 10000)",
+        ));
+    }
+    for (index, entry) in entries.iter().enumerate() {
+        if entry.trim().is_empty() {
+            return Err(bad(index, "is empty"));
+        }
+        if entry.len() > MAX_NEVER_MASK_ENTRY_BYTES {
+            return Err(bad(index, "is longer than 200 bytes"));
+        }
+        if !entry.chars().any(char::is_alphabetic) {
+            return Err(bad(index, "has no letter: it names no word"));
+        }
+    }
+    Ok(())
 }
 
 /// The fixed priority of a kind when two findings of the same length

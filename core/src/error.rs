@@ -24,6 +24,9 @@ pub enum CoreError {
     /// Operator rule configuration is invalid (named by rule index and field).
     #[error("rule {index}: {reason}")]
     BadRule { index: usize, reason: String },
+    /// A `neverMask` entry is invalid (named by its index, never its words).
+    #[error("neverMask entry {index}: {reason}")]
+    BadNeverMask { index: usize, reason: String },
     /// A field that cannot be changed (signed by the provider, or a media
     /// file) holds a value: the request must be refused. Named by the
     /// field's key (ours, from the provider module) and byte offset.

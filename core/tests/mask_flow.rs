@@ -570,3 +570,59 @@ fn a_short_text_found_clean_is_examined_again_once_the_index_moves() {
         r#"{"messages":[{"role":"user","content":"Bianchi"}]}"#
     );
 }
+
+#[test]
+fn with_names_on_a_forgotten_name_is_asked_for_again_and_unknown_names_are_new_values() {
+    let mut index = demo_index();
+    let mut masker = masker_with_names(1 << 20);
+    let body = chat(&["José García is my colleague; Lucía Fernández too"]);
+    // "Lucía Fernández" is in no vault: the person detector finds it.
+    let outcome = masker
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        values,
+        vec![NewValue {
+            kind: Kind::Name,
+            value: "Lucía Fernández".into()
+        }]
+    );
+    index
+        .add_entries(
+            index.generation(),
+            vec![entry(
+                40,
+                "Lucía Fernández",
+                "Carmen Ortega",
+                "name",
+                index.generation(),
+            )],
+        )
+        .unwrap();
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("Iñigo Pérez is my colleague; Carmen Ortega too"),
+        "{text}"
+    );
+    // Forgotten, the vault name is a new value again (a new generation's
+    // surrogate follows), never its old surrogate.
+    let ids = forget(&mut index, "José García");
+    masker.forget(&ids);
+    let outcome = masker
+        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
+        .unwrap();
+    let MaskOutcome::NeedEntries { values } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(
+        values,
+        vec![NewValue {
+            kind: Kind::Name,
+            value: "José García".into()
+        }]
+    );
+}

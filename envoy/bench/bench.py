@@ -406,7 +406,8 @@ def cmd_report(args):
     for (entries, request_bytes), pair in sorted(cases.items()):
         n, w = pair.get("native"), pair.get("wasm")
         row = {"entries": entries, "request_bytes": request_bytes}
-        for what in ("mask_mbps", "mask_memo_cold_mbps", "mask_memo_warm_mbps", "restore_mbps", "find_mbps"):
+        for what in ("mask_mbps", "mask_names_off_mbps", "mask_memo_cold_mbps", "mask_memo_warm_mbps",
+                     "restore_mbps", "find_mbps"):
             row[f"native_{what}"] = n and n.get(what)
             row[f"v8_{what}"] = w and w.get(what)
             row[f"v8_over_native_{what[:-5]}"] = ratio(w and w.get(what), n and n.get(what))
@@ -616,6 +617,17 @@ def render_md(doc, notes_path):
               f"{mb(r, 'v8_mask_memo_warm_mbps')} | {fmt(r['native_restore_mbps'], 1)} | {mb(r, 'v8_restore_mbps')} | "
               f"{fmt(r['v8_over_native_restore'], 2)} | {fmt(r['native_find_mbps'], 1)} | {mb(r, 'v8_find_mbps')} | "
               f"{fmt(r.get('v8_mask_slow_share'), 2)} |")
+        w("")
+        w("Names' cost (issue 14's goal: with names on at most 20 % below names off), *mask* without memo, "
+          "same run: on / off is the ratio.\n")
+        w("| vault | request | native on | native off | native on/off | V8 on | V8 off | V8 on/off |")
+        w("|---|---|---|---|---|---|---|---|")
+        for r in e["cases"]:
+            w(f"| {fmt(r['entries'])} | {fmt(r['request_bytes'])} B | {fmt(r['native_mask_mbps'], 1)} | "
+              f"{fmt(r['native_mask_names_off_mbps'], 1)} | "
+              f"{fmt(ratio(r['native_mask_mbps'], r['native_mask_names_off_mbps']), 2)} | "
+              f"{fmt(r['v8_mask_mbps'], 1)} | {fmt(r['v8_mask_names_off_mbps'], 1)} | "
+              f"{fmt(ratio(r['v8_mask_mbps'], r['v8_mask_names_off_mbps']), 2)} |")
         w("")
         w("| vault | runtime | index build | index heap | index / raw |")
         w("|---|---|---|---|---|")

@@ -368,6 +368,9 @@ fn validate(
         latet_core::CoreError::BadRule { index, reason } => {
             ConfigError::new(format!("detectors.rules[{index}]"), reason)
         }
+        latet_core::CoreError::BadNeverMask { index, reason } => {
+            ConfigError::new(format!("detectors.neverMask[{index}]"), reason)
+        }
         other => ConfigError::new("detectors", other.to_string()),
     })?;
     Ok(FilterConfig {

@@ -55,6 +55,10 @@ struct ServeArgs {
     /// Events kept per key; a gateway further behind takes a new snapshot.
     #[arg(long, default_value_t = crate::store::sqlite::DEFAULT_FEED_KEEP)]
     feed_keep: u64,
+    /// Detectors of the apps mask API, as JSON: the filter configuration's
+    /// `detectors` object (`person`, `neverMask`, `rules`, ...). Default: all on.
+    #[arg(long)]
+    detectors: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -184,6 +188,7 @@ fn run_serve(args: ServeArgs) -> Result<i32> {
         admin_token_file: args.admin_token_file,
         master_key_file: args.master_key_file,
         feed_keep: args.feed_keep,
+        detectors: crate::serve::detectors_from(args.detectors.as_deref())?,
     }))?;
     Ok(0)
 }

@@ -44,7 +44,9 @@ pub async fn mask(
     let caller = caller(&state, &headers, Permission::Mask).await?;
     let request: TextBody = body::parse(&bytes)?;
     let vaults = state.vaults.clone();
-    let answer = blocking(move || text_adapter::mask(&vaults, &caller.key, request)).await?;
+    let detectors = state.detectors.clone();
+    let answer =
+        blocking(move || text_adapter::mask(&vaults, &detectors, &caller.key, request)).await?;
     Ok(ok(&answer))
 }
 

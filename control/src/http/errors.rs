@@ -17,9 +17,10 @@ impl ControlError {
             ControlError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ControlError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ControlError::VaultFull { .. } => (StatusCode::CONFLICT, "vault_full"),
-            ControlError::Store(_) | ControlError::Crypto(_) | ControlError::Io(_) => {
-                (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
-            }
+            ControlError::Store(_)
+            | ControlError::Crypto(_)
+            | ControlError::Io(_)
+            | ControlError::Config(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// SHA-256 of the admin token.
     pub admin_hash: [u8; 32],
+    /// The detectors of the apps mask API (`latet serve --detectors`).
+    pub detectors: Arc<latet_core::detect::Detectors>,
 }
 
 /// The service's routes.

@@ -41,6 +41,7 @@ fn all_detectors_on_mixed_text() {
     assert_eq!(
         found(&detectors, text),
         pairs(&[
+            ("name", "Ana"),
             ("email", "ana.garcia@empresa.es"),
             ("phone", "+34 612 345 678"),
             ("iban", "ES91 2100 0418 4502 0005 1332"),
@@ -283,7 +284,16 @@ fn find_appends_after_existing_findings() {
     };
     let mut out = vec![earlier.clone()];
     detectors.find("Ana a@b.com", &mut out);
-    assert_eq!(out, vec![earlier, Finding::new(Kind::Email, 4, 11)]);
+    // The person detector finds the name again: the earlier finding is
+    // left as it is, the new ones come after it (the masker resolves).
+    assert_eq!(
+        out,
+        vec![
+            earlier,
+            Finding::new(Kind::Name, 0, 3),
+            Finding::new(Kind::Email, 4, 11)
+        ]
+    );
 }
 
 #[test]
@@ -460,6 +470,8 @@ fn throughput() {
         card: false,
         ip: false,
         secret: false,
+        person: false,
+        never_mask: Vec::new(),
         rules: Vec::new(),
     };
     let only = |set: fn(&mut DetectorConfig)| {
@@ -475,6 +487,7 @@ fn throughput() {
         ("card", only(|c| c.card = true)),
         ("ip", only(|c| c.ip = true)),
         ("secret", only(|c| c.secret = true)),
+        ("person", only(|c| c.person = true)),
     ];
     for (text_name, text, (name, config)) in configs.into_iter().flat_map(|c| {
         [

@@ -156,6 +156,30 @@ fn main() -> ExitCode {
                     _ => masked = false,
                 }
             });
+            // Names' cost as a ratio in one run: the same with them off.
+            let names_off = DetectorConfig {
+                person: false,
+                ..DetectorConfig::default()
+            };
+            let mut plain_masker = match Detectors::new(&names_off) {
+                Ok(d) => Masker::new(d, 0),
+                Err(e) => {
+                    eprintln!("detectors: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let d_mask_plain = time(budget, || {
+                black_box(
+                    plain_masker
+                        .mask_request(
+                            &index,
+                            provider::OPENAI_CHAT,
+                            request.as_bytes(),
+                            MaskOptions::default(),
+                        )
+                        .is_ok(),
+                );
+            });
             // The filter's conditions: an 8 MiB memo per worker. Cold: every
             // request new (the bench's `unique` mode); warm: one resent.
             let variants: Vec<String> = (0..variants_for(bytes))
@@ -212,6 +236,7 @@ fn main() -> ExitCode {
             }
             put(&mut row, "find", request.len(), &d_find);
             put(&mut row, "mask", request.len(), &d_mask);
+            put(&mut row, "mask_names_off", request.len(), &d_mask_plain);
             put(&mut row, "mask_memo_cold", request.len(), &d_memo_cold);
             put(&mut row, "mask_memo_warm", request.len(), &d_memo_warm);
             put(&mut row, "restore", answer.len(), &d_restore);

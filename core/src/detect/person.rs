@@ -1,0 +1,1026 @@
+//! Person names in English, Spanish, Italian, German, French and
+//! Portuguese, found by rules over word lists ([`lexicon`]), not by a
+//! model: fast enough to run over every text a request carries.
+//!
+//! A name is a run of capitalised words (initials, hyphens, apostrophes,
+//! lower-case particles such as `de la` or `van der` between them) that
+//! holds a known given name or surname, or follows a title (`Dr.`,
+//! `Sig.ra`, `Frau`). A name that is also a common word (`Will`, `Rosa`)
+//! needs a title, a greeting or a second name part beside it. A run next
+//! to a place or organisation word (`Via Garibaldi`, `Ferrari S.p.A.`) is
+//! not a person. `Rossi, Mario` is one name. After a cue (`my name is`,
+//! `me llamo`, `ich heiße`) the next words are a name even in lower case.
+//! Titles, greetings and possessive endings are left out of the span.
+
+mod lexicon;
+
+use super::Finding;
+use crate::kind::Kind;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
+use lexicon::{flag, fold_into, lexicon};
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// Words the operator never wants masked as a name (a company or product
+/// called like a person), folded.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NeverMask {
+    words: HashSet<String>,
+}
+
+impl NeverMask {
+    /// Builds the set from configured entries; an entry of several words
+    /// keeps each of them out of names.
+    pub(crate) fn new(entries: &[String]) -> Self {
+        let mut words = HashSet::new();
+        for entry in entries {
+            for word in entry.split_whitespace() {
+                words.insert(lexicon::fold(word));
+            }
+        }
+        NeverMask { words }
+    }
+
+    fn contains(&self, folded: &str) -> bool {
+        !self.words.is_empty() && self.words.contains(folded)
+    }
+}
+
+/// The case shape of a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Case {
+    /// `Marco`, `McDonald`, `O'Brien`, `d'Artagnan`.
+    Title,
+    /// `ROSSI` (two letters or more, no lower case).
+    Upper,
+    /// `J` (one upper-case letter).
+    Initial,
+    Lower,
+}
+
+/// What separates a word from the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Gap {
+    /// Up to two spaces (any Unicode space but a line break), or a hyphen
+    /// after an initial's dot.
+    Space,
+    /// A comma and spaces.
+    Comma,
+    /// Anything else: a line break, other punctuation, the text's start.
+    Break,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Word {
+    start: usize,
+    /// End of the name part (a possessive `'s` is left out).
+    end: usize,
+    /// Followed at once by a `.` (an initial, a title).
+    dot: bool,
+    case: Case,
+    gap: Gap,
+    /// First word of a sentence (after `.`, `!`, `?`, `:` or a line break).
+    sentence_start: bool,
+    /// A lower-case article, determiner or preposition ([`DETERMINERS`]).
+    determiner: bool,
+    /// What separates it from the word before is only spaces, line breaks,
+    /// commas and dashes (a sign-off under its greeting).
+    soft_break: bool,
+    /// Touches a digit, a letter run cut by a non-word char, or a char of
+    /// identifiers and base64 (`_ + / =`): part of a token, not a name
+    /// (a signature's `…9Anna3…` is not Anna).
+    glued: bool,
+    flags: u16,
+}
+
+impl Word {
+    fn known(&self) -> bool {
+        self.flags & (flag::GIVEN | flag::SURNAME) != 0
+    }
+
+    fn strong(&self) -> bool {
+        self.known() && self.flags & (flag::AMBIGUOUS | flag::NOT_NAME) == 0
+    }
+
+    fn is(&self, bits: u16) -> bool {
+        self.flags & bits != 0
+    }
+
+    /// Can stand in a capitalised run.
+    fn name_like(&self) -> bool {
+        if self.glued {
+            return false;
+        }
+        match self.case {
+            Case::Title | Case::Initial => true,
+            // All capitals: only a known name (else an acronym: `CEO`).
+            Case::Upper => self.known() || self.is(flag::TITLE),
+            Case::Lower => false,
+        }
+    }
+}
+
+/// Cue phrases: one automaton that checks a phrase where one may start,
+/// and a bit set of the phrases' first four bytes that says where one may
+/// (so the text is not run through the automaton byte by byte).
+struct CueIndex {
+    automaton: AhoCorasick,
+    /// Per pattern: a weak cue (takes only known names).
+    weak: Vec<bool>,
+    /// Bit `slot(key)` is set for the key of every phrase's first four
+    /// bytes (with a space after a shorter phrase).
+    starts: [u64; START_SLOTS / 64],
+}
+
+const START_SLOTS: usize = 4096;
+
+/// Four bytes as a key, ASCII letters in lower case (other bytes change
+/// alike on both sides, which is all a prefilter needs).
+fn start_key(four: [u8; 4]) -> u32 {
+    u32::from_le_bytes(four) | 0x2020_2020
+}
+
+fn start_slot(key: u32) -> usize {
+    (key.wrapping_mul(0x9e37_79b1) >> 20) as usize % START_SLOTS
+}
+
+impl CueIndex {
+    fn may_start(&self, bytes: &[u8], at: usize) -> bool {
+        let Some(four) = bytes.get(at..at + 4) else {
+            return false;
+        };
+        let slot = start_slot(start_key([four[0], four[1], four[2], four[3]]));
+        self.starts[slot / 64] & (1 << (slot % 64)) != 0
+    }
+}
+
+fn cue_index() -> Option<&'static CueIndex> {
+    static CUES: OnceLock<Option<CueIndex>> = OnceLock::new();
+    CUES.get_or_init(|| {
+        // Phrases shorter than three bytes (`es`) would start everywhere.
+        let cues: Vec<&(Box<str>, bool)> = lexicon()
+            .cues
+            .iter()
+            .filter(|(c, _)| c.len() >= 3)
+            .collect();
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(StartKind::Anchored)
+            .build(cues.iter().map(|(c, _)| c.as_bytes()))
+            .ok()?;
+        let weak = cues.iter().map(|&&(_, weak)| weak).collect();
+        let mut starts = [0u64; START_SLOTS / 64];
+        for (cue, _) in &cues {
+            let mut four = [b' '; 4];
+            for (slot, b) in four.iter_mut().zip(cue.bytes()) {
+                *slot = b;
+            }
+            let slot = start_slot(start_key(four));
+            starts[slot / 64] |= 1 << (slot % 64);
+        }
+        Some(CueIndex {
+            automaton,
+            weak,
+            starts,
+        })
+    })
+    .as_ref()
+}
+
+/// Builds the lists now (they are otherwise built on the first text).
+pub(crate) fn warm_up() -> usize {
+    let _ = cue_index();
+    lexicon().len()
+}
+
+/// Appends the person names in `text` to `out` (unsorted, may overlap:
+/// the caller resolves).
+pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
+    // Most texts a request carries are keys, roles, ids and lower-case
+    // prose: no capital and no cue, nothing to read.
+    let capital = next_capital(text, 0);
+    let may_cue = text.len() >= 3;
+    if capital.is_none() && !may_cue {
+        return;
+    }
+    let cues = if may_cue {
+        cue_matches(text)
+    } else {
+        Vec::new()
+    };
+    if capital.is_none() && cues.is_empty() {
+        return;
+    }
+    let mut folded = String::new();
+    let words = words(text, &cues, never, &mut folded);
+    if words.is_empty() {
+        return;
+    }
+    runs(&words, out);
+    cued(text, &cues, &words, out);
+}
+
+/// A cue phrase found in a text: where it ends, and whether it is weak.
+#[derive(Clone, Copy)]
+struct Cue {
+    end: usize,
+    weak: bool,
+}
+
+/// The cue phrases of `text` that stand as whole words, by position. A
+/// phrase is looked for at the text's start and after each space or line
+/// break whose next four bytes start some phrase.
+fn cue_matches(text: &str) -> Vec<Cue> {
+    let mut cues = Vec::new();
+    let Some(index) = cue_index() else {
+        return cues;
+    };
+    let bytes = text.as_bytes();
+    let mut check = |at: usize| {
+        if !index.may_start(bytes, at) {
+            return;
+        }
+        let input = Input::new(bytes)
+            .span(at..bytes.len())
+            .anchored(Anchored::Yes);
+        let Some(m) = index.automaton.find(input) else {
+            return;
+        };
+        let after_ok = text
+            .get(m.end()..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| !c.is_alphanumeric());
+        if after_ok && cues.last().is_none_or(|c: &Cue| c.end <= at) {
+            cues.push(Cue {
+                end: m.end(),
+                weak: index.weak[m.pattern().as_usize()],
+            });
+        }
+    };
+    check(0);
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    const BREAKS: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut block_start = 0;
+    while block_start < bytes.len() {
+        let end = (block_start + 8).min(bytes.len());
+        let x = load_block(bytes, block_start);
+        let mut hits = zero_bytes(x ^ SPACES) | zero_bytes(x ^ BREAKS);
+        while hits != 0 {
+            let at = block_start + (hits.trailing_zeros() / 8) as usize + 1;
+            hits &= hits - 1;
+            if at < end + 1 && at <= bytes.len() {
+                check(at);
+            }
+        }
+        block_start = end;
+    }
+    cues
+}
+
+/// The eight bytes at `at` as a little-endian word, zeros past the end.
+fn load_block(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut block = [0u8; 8];
+            let tail = bytes.get(at..).unwrap_or_default();
+            block[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+            u64::from_le_bytes(block)
+        }
+    }
+}
+
+/// The high bit of every zero byte of `x` (and maybe of a byte above one:
+/// the caller checks each hit).
+fn zero_bytes(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+/// Words read after a cue whatever their case.
+const CUED_WORDS: usize = 4;
+
+/// The words around each capitalised word and after each cue, with their
+/// shapes, gaps and list flags; the rest of the text is not read word by
+/// word (most of it is lower-case prose). A window starts one word before
+/// its capitalised word (a title, a determiner, a greeting, a place word
+/// there is evidence) and ends after the first lower-case word that is
+/// not a particle.
+fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Vec<Word> {
+    let mut reader = Reader {
+        text,
+        never,
+        lexicon: lexicon(),
+        words: Vec::new(),
+        prev_end: 0,
+    };
+    let mut pos = 0;
+    let mut next_cue = 0;
+    loop {
+        while next_cue < cues.len() && cues[next_cue].end < pos {
+            next_cue += 1;
+        }
+        let capital = next_capital(text, pos);
+        let cue = cues.get(next_cue).map(|c| c.end);
+        let (trigger, mut forced) = match (capital, cue) {
+            (None, None) => break,
+            (Some(c), Some(q)) if q <= c => (q, CUED_WORDS),
+            (Some(c), _) => (c, 0),
+            (None, Some(q)) => (q, CUED_WORDS),
+        };
+        if forced > 0 {
+            next_cue += 1;
+        }
+        let mut at = trigger;
+        if let Some(before) = word_before(text, trigger) {
+            if before >= reader.prev_end && before >= pos {
+                at = before;
+            }
+        }
+        while let Some((start, end)) = next_word(text, at) {
+            let word = reader.push(start, end, folded);
+            at = end + usize::from(word.dot);
+            if start < trigger {
+                continue; // the word before: context
+            }
+            if forced > 0 {
+                forced -= 1;
+                continue;
+            }
+            if word.case == Case::Lower && !word.is(flag::PARTICLE) {
+                break;
+            }
+        }
+        pos = at.max(trigger + 1);
+        if pos >= text.len() {
+            break;
+        }
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+    }
+    reader.words
+}
+
+/// The next upper-case letter at or after `from` that starts a word.
+fn next_capital(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < bytes.len() {
+        // Eight bytes at a step while none is a capital or a multibyte
+        // lead.
+        if i + 8 <= bytes.len() && !may_hold_capital(load_block(bytes, i)) {
+            i += 8;
+            continue;
+        }
+        let stop = (i + 8).min(bytes.len());
+        while i < stop {
+            let b = bytes[i];
+            if b.is_ascii_uppercase() {
+                if !prev_is_letter(text, i) {
+                    return Some(i);
+                }
+            } else if b >= 0xc3 && text.is_char_boundary(i) {
+                // A letter with a diacritic, or another script.
+                if let Some(c) = text[i..].chars().next() {
+                    if c.is_uppercase() && !prev_is_letter(text, i) {
+                        return Some(i);
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Whether one of the eight bytes of `x` is an ASCII capital or not ASCII
+/// (a char with a diacritic may be a capital). SWAR: for bytes below 0x80,
+/// `b + (0x80 - 'A')` sets the high bit when `b >= 'A'` and
+/// `b + (0x80 - 'Z' - 1)` when `b > 'Z'`.
+fn may_hold_capital(x: u64) -> bool {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low = x & LOW7;
+    let at_least_a = low.wrapping_add(ONES * u64::from(0x80 - b'A'));
+    let above_z = low.wrapping_add(ONES * u64::from(0x80 - b'Z' - 1));
+    let capital = at_least_a & !above_z & HIGH;
+    (capital | x) & HIGH != 0
+}
+
+fn prev_is_letter(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphabetic)
+}
+
+/// Where the word before byte `at` starts (at most a few words' bytes
+/// back), if there is one.
+fn word_before(text: &str, at: usize) -> Option<usize> {
+    let head = &text[..at];
+    let trimmed = head.trim_end_matches(|c: char| !c.is_alphabetic());
+    if trimmed.is_empty() || head.len() - trimmed.len() > 8 {
+        return None;
+    }
+    let word = trimmed
+        .trim_end_matches(|c: char| c.is_alphabetic() || matches!(c, '\'' | '’' | '-' | '.'));
+    let mut start = word.len();
+    // Not from a joiner.
+    while start < trimmed.len() && !text[start..].starts_with(|c: char| c.is_alphabetic()) {
+        start += text[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    (start < trimmed.len()).then_some(start)
+}
+
+/// The word starting at or after `from`: letters, with `'` or `-`
+/// between letters, and `.` then lower-case letters (`Sig.ra`,
+/// `Dott.ssa`); its byte range.
+fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
+    let rest = &text[from..];
+    let offset = rest.find(|c: char| c.is_alphabetic())?;
+    let start = from + offset;
+    let mut chars = text[start..].char_indices().peekable();
+    let mut end = start;
+    while let Some(&(i, c)) = chars.peek() {
+        let at = start + i;
+        if c.is_alphabetic() {
+            end = at + c.len_utf8();
+            chars.next();
+            continue;
+        }
+        let joiner = matches!(c, '\'' | '’' | '-' | '.');
+        let next_is_letter = text[at + c.len_utf8()..]
+            .chars()
+            .next()
+            .is_some_and(|n| n.is_alphabetic() && (c != '.' || n.is_lowercase()));
+        if joiner && next_is_letter {
+            chars.next();
+            continue;
+        }
+        break;
+    }
+    Some((start, end))
+}
+
+/// Reads words into [`Word`]s, in text order.
+struct Reader<'a> {
+    text: &'a str,
+    never: &'a NeverMask,
+    lexicon: &'static lexicon::Lexicon,
+    words: Vec<Word>,
+    /// End of the last word read (its dot included).
+    prev_end: usize,
+}
+
+impl Reader<'_> {
+    fn push(&mut self, start: usize, end: usize, folded: &mut String) -> Word {
+        let text = self.text;
+        let dot = text[end..].starts_with('.');
+        let raw = &text[start..end];
+        let glued = text[..start].chars().next_back().is_some_and(glues)
+            || text[end..].chars().next().is_some_and(glues);
+        // A possessive `'s` is not part of the name.
+        let name_end = raw
+            .strip_suffix("'s")
+            .or_else(|| raw.strip_suffix("’s"))
+            .map_or(end, |head| start + head.len());
+        let name = &text[start..name_end];
+        let case = case_of(name);
+        // What separates the word from the one before it in the text
+        // (tokenised or not: the text between windows is not read).
+        let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
+        // (After the dot of an initial or a title: the dot is the word's.)
+        let between = &text[head.len().max(self.prev_end.min(start))..start];
+        let last = self.words.last();
+        let gap = if self.prev_end < head.len() || self.words.is_empty() {
+            Gap::Break // the word before was not read
+        } else {
+            gap_of(between, last.is_some_and(|w| w.dot))
+        };
+        let sentence_start = last.is_none()
+            || between
+                .bytes()
+                .any(|b| matches!(b, b'.' | b'!' | b'?' | b':' | b'\n'))
+            || (!between.is_ascii() && between.contains(['•', '¿', '¡']))
+            || last.is_some_and(|w| w.dot && w.case != Case::Initial);
+        let lexicon = self.lexicon;
+        fold_into(name, folded);
+        let mut flags = lexicon.flags(folded);
+        if dot && flags == 0 {
+            folded.push('.');
+            flags = lexicon.flags(folded);
+            folded.pop();
+        }
+        if flags & (flag::GIVEN | flag::SURNAME) == 0 {
+            // `D'Angelo`, `O'Brien`, `d'Artagnan`: the part after the
+            // elision is the name.
+            if let Some((_, tail)) = folded.split_once('\'') {
+                flags |= lexicon.flags(tail) & (flag::GIVEN | flag::SURNAME);
+            }
+        }
+        if flags & (flag::GIVEN | flag::SURNAME) == 0 && folded.contains('-') {
+            // `Jean-Pierre`: known when a part is.
+            let parts = folded.split('-').map(|p| lexicon.flags(p));
+            flags |= parts.fold(0, |a, f| a | f) & (flag::GIVEN | flag::SURNAME);
+        }
+        let determiner = case == Case::Lower && flags & flag::DETERMINER != 0;
+        let soft_break = !between.is_empty()
+            && between
+                .chars()
+                .all(|c| c.is_whitespace() || matches!(c, ',' | '-' | '–' | '—'));
+        if self.never.contains(folded) {
+            flags = flag::NOT_NAME;
+        }
+        let word = Word {
+            start,
+            end: name_end,
+            dot,
+            case,
+            gap,
+            sentence_start,
+            determiner,
+            soft_break,
+            glued,
+            flags,
+        };
+        self.words.push(word);
+        self.prev_end = end + usize::from(dot);
+        word
+    }
+}
+
+/// A char that, beside a word, makes it part of a token (an identifier, a
+/// number, base64).
+fn glues(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '+' | '/' | '=' | '\\')
+}
+
+fn case_of(word: &str) -> Case {
+    // The letter that decides: after an elision in the first bytes
+    // (`d'Artagnan`, `O’Brien`).
+    let elision = word
+        .bytes()
+        .take(4)
+        .position(|b| b == b'\'' || b == 0xe2)
+        .and_then(|at| word[at..].chars().next().map(|c| (at, c)))
+        .filter(|&(_, c)| c == '\'' || c == '’');
+    let core = match elision {
+        Some((at, c)) => &word[at + c.len_utf8()..],
+        None => word,
+    };
+    if core.is_ascii() {
+        let mut letters = core.bytes().filter(u8::is_ascii_alphabetic);
+        let Some(first) = letters.next() else {
+            return Case::Lower;
+        };
+        if !first.is_ascii_uppercase() {
+            return Case::Lower;
+        }
+        let (count, any_lower) = letters.fold((1, false), |(n, lower), b| {
+            (n + 1, lower | b.is_ascii_lowercase())
+        });
+        return shape(count, any_lower);
+    }
+    let mut letters = core.chars().filter(|c| c.is_alphabetic());
+    let Some(first) = letters.next() else {
+        return Case::Lower;
+    };
+    if !first.is_uppercase() {
+        return Case::Lower;
+    }
+    let (count, any_lower) = letters.fold((1, false), |(n, lower), c| {
+        (n + 1, lower | c.is_lowercase())
+    });
+    shape(count, any_lower)
+}
+
+fn shape(letters: usize, any_lower: bool) -> Case {
+    match (letters, any_lower) {
+        (1, _) => Case::Initial,
+        (_, true) => Case::Title,
+        (_, false) => Case::Upper,
+    }
+}
+
+fn gap_of(between: &str, after_dot: bool) -> Gap {
+    let mut spaces = 0;
+    let mut comma = false;
+    for c in between.chars() {
+        match c {
+            '\n' | '\r' => return Gap::Break,
+            ',' if !comma => comma = true,
+            '-' if after_dot && spaces == 0 => {}
+            c if c.is_whitespace() => spaces += 1,
+            _ => return Gap::Break,
+        }
+    }
+    match (comma, spaces) {
+        (false, 1..=2) => Gap::Space,
+        (false, 0) if after_dot => Gap::Space,
+        (true, 1..=2) => Gap::Comma,
+        _ => Gap::Break,
+    }
+}
+
+/// Capitalised runs: found, trimmed, judged, and written to `out`.
+fn runs(words: &[Word], out: &mut Vec<Finding>) {
+    let mut i = 0;
+    // The last accepted name, as (first word, last word), for `Rossi, Mario`.
+    let mut last: Option<(usize, usize, usize)> = None;
+    while i < words.len() {
+        if !words[i].name_like() {
+            i += 1;
+            continue;
+        }
+        // Extend: name-like words and lower-case particles between them.
+        let mut j = i + 1;
+        while j < words.len()
+            && words[j].gap == Gap::Space
+            && !ends_sentence(&words[j - 1])
+            && (words[j].name_like()
+                || particle_bridge(words, j)
+                || caps_beside_caps(&words[j - 1], &words[j]))
+        {
+            j += 1;
+        }
+        judge(words, i, j, &mut last, out);
+        i = j.max(i + 1);
+    }
+}
+
+/// A dot after a whole word (not an initial, not a title) ends a sentence:
+/// `Wendy Liu. Apologies` is two runs.
+fn ends_sentence(word: &Word) -> bool {
+    word.dot && word.case != Case::Initial && !word.is(flag::TITLE)
+}
+
+/// `GRAHAM PETTIGREW`: an all-capitals word the lists do not know joins a
+/// known all-capitals name before it.
+fn caps_beside_caps(before: &Word, word: &Word) -> bool {
+    !word.glued
+        && word.case == Case::Upper
+        && word.end - word.start >= 3
+        && before.case == Case::Upper
+        && before.known()
+        && !word.is(flag::NOT_NAME | flag::PLACE)
+}
+
+/// Whether lower-case word `j` (and the ones after it) are particles that
+/// lead, over single spaces, to a name-like word.
+fn particle_bridge(words: &[Word], j: usize) -> bool {
+    let mut k = j;
+    while k < words.len() && k < j + 3 {
+        let w = &words[k];
+        if k > j && w.gap != Gap::Space {
+            return false;
+        }
+        if w.case != Case::Lower {
+            return k > j && w.name_like();
+        }
+        if !w.is(flag::PARTICLE) {
+            return false;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Judges the run `words[from..to]` (split at words that are never names)
+/// and writes what is a person.
+fn judge(
+    words: &[Word],
+    from: usize,
+    to: usize,
+    last: &mut Option<(usize, usize, usize)>,
+    out: &mut Vec<Finding>,
+) {
+    let mut start = from;
+    for k in from..=to {
+        let split = k == to
+            || words.get(k).is_some_and(|w| {
+                let initial = w.case == Case::Initial && w.dot;
+                let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+                never_a_name && !initial
+            });
+        if split {
+            if start < k {
+                judge_part(words, start, k, from, last, out);
+            }
+            start = k + 1;
+        }
+    }
+}
+
+fn judge_part(
+    words: &[Word],
+    mut from: usize,
+    mut to: usize,
+    run_start: usize,
+    last: &mut Option<(usize, usize, usize)>,
+    out: &mut Vec<Finding>,
+) {
+    // What stands before: a title or a greeting is evidence; a place word
+    // makes the run a place.
+    let mut titled = false;
+    let mut greeted = false;
+    let before = |k: usize| (k > 0).then(|| &words[k - 1]);
+    if from > run_start {
+        // The word before was split off (never a name): a greeting?
+        greeted |= words[from - 1].is(flag::GREETING);
+    } else if let Some(prev) = before(from) {
+        // A sign-off on its own line (`Thanks,\nRob`) greets too.
+        if words[from].soft_break && prev.is(flag::GREETING) {
+            greeted = true;
+        }
+        if words[from].gap == Gap::Space {
+            titled |= prev.is(flag::TITLE);
+            greeted |= prev.is(flag::GREETING);
+            if prev.is(flag::PLACE) {
+                return;
+            }
+        }
+    }
+    // Leading titles and greetings are left out of the span.
+    while from < to && (words[from].is(flag::TITLE) || words[from].is(flag::GREETING)) {
+        titled |= words[from].is(flag::TITLE);
+        greeted |= words[from].is(flag::GREETING);
+        from += 1;
+    }
+    // A title inside the run (`Llamada de Dña. Milagros`): the name starts
+    // after it.
+    if let Some(title) = words[from..to].iter().rposition(|w| w.is(flag::TITLE)) {
+        if from + title + 1 < to {
+            titled = true;
+            from += title + 1;
+        }
+    }
+    // Leading particles (`DE ÓSCAR`, `El País`), and unknown words before
+    // a particle (`Dell di Rahim`), are not the name.
+    if let Some(particle) = words[from..to]
+        .iter()
+        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower)
+        .filter(|&p| p == 0)
+        .or_else(|| {
+            words[from..to]
+                .iter()
+                .position(|w| w.is(flag::PARTICLE))
+                .filter(|&p| p > 0 && words[from..from + p].iter().all(|w| !w.known()))
+        })
+    {
+        from += particle + 1;
+    }
+    // Trailing particles (`de` before a line break) are not a name.
+    while to > from && words[to - 1].case == Case::Lower {
+        to -= 1;
+    }
+    if from >= to {
+        return;
+    }
+    let part = &words[from..to];
+    if part.iter().any(|w| w.is(flag::PLACE) && !w.strong()) {
+        return;
+    }
+    if let Some(next) = words.get(to) {
+        if next.gap == Gap::Space && next.is(flag::PLACE) {
+            return;
+        }
+    }
+    // Unknown words before the first given name are not part of it
+    // (`Kollegin Anna Schmidt`, `Ieri Marco`): a given name comes first.
+    if let Some(first_given) = part.iter().position(|w| w.is(flag::GIVEN)) {
+        let lead = &part[..first_given];
+        if !lead.is_empty()
+            && lead
+                .iter()
+                .all(|w| !w.known() && w.case != Case::Initial && w.case != Case::Lower)
+        {
+            from += first_given;
+        }
+    }
+    let part = &words[from..to];
+    let names = || part.iter().filter(|w| w.case != Case::Lower);
+    let strong = names().filter(|w| w.strong()).count();
+    let known = names().filter(|w| w.known()).count();
+    let initials = names().filter(|w| w.case == Case::Initial).count();
+    let full = names().count() - initials;
+    let accept = match full {
+        0 => false,
+        1 => {
+            let w = names().find(|w| w.case != Case::Initial);
+            let w = w.unwrap_or(&words[from]);
+            // A name that is also a word, capitalised mid-sentence and not
+            // after an article (`talk to Will`, not `in Florence`).
+            let mid_sentence = w.is(flag::AMBIGUOUS)
+                && !w.is(flag::NOT_NAME)
+                && w.case == Case::Title
+                && !w.sentence_start
+                && !after_determiner(words, from);
+            // A lone surname is a name mid-sentence (`ask Fernández`), not
+            // at a sentence's start or after an article (`the Newton
+            // release`); a lone given name is one.
+            let surname_mid_sentence =
+                w.case == Case::Title && !w.sentence_start && !after_determiner(words, from);
+            (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
+                || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
+                || (titled && w.case == Case::Title)
+                || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
+        }
+        _ => strong >= 1 || known >= 2 || titled,
+    };
+    if !accept {
+        // `Rossi, Mario`: a lone surname before a comma and a lone given
+        // name is one name, whatever its place in the sentence.
+        let pair = to - from == 1 && words[from].is(flag::SURNAME);
+        if let (true, Some(next)) = (pair, words.get(to)) {
+            let alone = words
+                .get(to + 1)
+                .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
+            if next.gap == Gap::Comma && next.is(flag::GIVEN) && next.name_like() && alone {
+                out.push(Finding::new(Kind::Name, words[from].start, next.end));
+            }
+        }
+        return;
+    }
+    let (start, end) = (words[from].start, words[to - 1].end);
+    // `Rossi, Mario`: a lone surname, a comma, a lone given name.
+    if let Some((a, b, index)) = *last {
+        let pair = to - from == 1 && b - a == 1 && b == from;
+        if pair
+            && words[from].gap == Gap::Comma
+            && words[a].is(flag::SURNAME)
+            && words[from].is(flag::GIVEN)
+            && index < out.len()
+        {
+            out[index].end = end;
+            *last = None;
+            return;
+        }
+    }
+    *last = Some((from, to, out.len()));
+    out.push(Finding::new(Kind::Name, start, end));
+}
+
+/// Articles, determiners and prepositions before which a capitalised word
+/// is a noun or a place more often than a person (`der Koch`, `in Paris`);
+/// in the lexicon as [`flag::DETERMINER`].
+pub(super) const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "in", "on", "at", "of", "this", "that", "my", "your", "our", "la", "el",
+    "il", "lo", "le", "les", "los", "las", "gli", "i", "un", "una", "uno", "une", "der", "die",
+    "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "im", "am", "o", "os", "as", "um",
+    "uma", "en", "em", "no", "na", "nel", "nella", "del", "della", "al", "du", "au", "mi", "tu",
+    "su", "mio", "mia", "sua", "mein", "meine", "mon", "ma", "meu", "minha", "seu", "sua", "per",
+    "para", "por", "pour", "con", "with", "mit", "avec", "com", "from", "von", "di", "de", "da",
+];
+
+fn after_determiner(words: &[Word], k: usize) -> bool {
+    k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
+}
+
+/// Names after a cue phrase, whatever their case: up to three words
+/// (strong cues take words the lists do not know; weak ones only known
+/// names).
+fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
+    for cue in cues {
+        let first = words.partition_point(|w| w.start < cue.end);
+        let mut taken = 0;
+        let mut end = 0;
+        for (k, w) in words[first..].iter().enumerate() {
+            if k == 0
+                && !text[cue.end..w.start]
+                    .trim_start_matches([' ', ',', ':'])
+                    .is_empty()
+            {
+                break;
+            }
+            if k > 0 && w.gap != Gap::Space {
+                break;
+            }
+            if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
+                break;
+            }
+            let ok = if cue.weak {
+                w.known()
+            } else {
+                w.known() || taken == 0 || w.is(flag::PARTICLE)
+            };
+            if !ok || taken == 3 {
+                break;
+            }
+            taken += 1;
+            end = w.end;
+        }
+        if taken > 0 {
+            let start = words[first].start;
+            out.push(Finding::new(Kind::Name, start, end));
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        find(text, &NeverMask::default(), &mut out);
+        super::super::resolve_overlaps(&mut out);
+        out.iter().map(|f| &text[f.start..f.end]).collect()
+    }
+
+    #[test]
+    fn names_in_six_languages() {
+        assert_eq!(
+            names("Hola, soy Lucía Fernández y mi jefe es el Dr. Hans Müller"),
+            ["Lucía Fernández", "Hans Müller"]
+        );
+        assert_eq!(
+            names("Ciao Marco, ho parlato con la Sig.ra Bianchi."),
+            ["Marco", "Bianchi"]
+        );
+        assert_eq!(names("Sehr geehrte Frau Schneider,"), ["Schneider"]);
+        assert_eq!(names("Bonjour Jean-Pierre Dubois"), ["Jean-Pierre Dubois"]);
+        assert_eq!(names("Olá, o João dos Santos ligou."), ["João dos Santos"]);
+        assert_eq!(names("Please ask Siobhan O'Connor."), ["Siobhan O'Connor"]);
+    }
+
+    #[test]
+    fn forms_of_names() {
+        assert_eq!(names("Signed: J. Smith"), ["J. Smith"]);
+        assert_eq!(names("Rossi, Mario called"), ["Rossi, Mario"]);
+        assert_eq!(
+            names("me llamo lucía fernández y vivo aquí"),
+            ["lucía fernández"]
+        );
+        assert_eq!(names("Marco's ticket is open"), ["Marco"]);
+        assert_eq!(names("MARIO ROSSI"), ["MARIO ROSSI"]);
+        assert_eq!(
+            names("María de la Cruz Ortega llamó"),
+            ["María de la Cruz Ortega"]
+        );
+    }
+
+    #[test]
+    fn not_names() {
+        for text in [
+            "Will you send it today?",
+            "Mark the ticket as done.",
+            "Meet me at Via Garibaldi 12.",
+            "The invoice for January is late.",
+            "CEO and CTO agreed.",
+            "la rosa del jardín es roja",
+        ] {
+            assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+        }
+        let mut out = Vec::new();
+        find(
+            "Ask Marco Polo",
+            &NeverMask::new(&["Marco Polo".into()]),
+            &mut out,
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn the_capital_prefilter_sees_every_capital_and_non_ascii_byte() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut block = [b' '; 8];
+                block[at] = b;
+                let want = b.is_ascii_uppercase() || b >= 0x80;
+                assert_eq!(
+                    may_hold_capital(u64::from_le_bytes(block)),
+                    want,
+                    "byte {b} at {at}"
+                );
+            }
+        }
+        assert_eq!(
+            next_capital("the quick brown fox jumps over Ada", 0),
+            Some(31)
+        );
+        assert_eq!(next_capital("über das Öl", 0), Some(10));
+        assert_eq!(next_capital("no capital here at all, none", 0), None);
+    }
+
+    #[test]
+    fn words_glued_to_a_token_are_not_names() {
+        for text in [
+            "sig: Eq9Anna3xY+Maria/Paolo=",
+            "user_Marco_Rossi",
+            "Marco2 Rossi1",
+        ] {
+            assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+        }
+    }
+
+    #[test]
+    fn greetings_and_titles_make_ambiguous_names_names() {
+        assert_eq!(names("Dear Will,"), ["Will"]);
+        assert_eq!(names("Rosa Martínez llamó"), ["Rosa Martínez"]);
+    }
+}
