@@ -83,6 +83,8 @@ struct Word {
     sentence_start: bool,
     /// A lower-case article, determiner or preposition ([`DETERMINERS`]).
     determiner: bool,
+    /// A colon stands just before it (`Acciones: Echeverría enviará`).
+    after_colon: bool,
     /// What separates it from the word before is only spaces, line breaks,
     /// commas and dashes (a sign-off under its greeting).
     soft_break: bool,
@@ -114,7 +116,7 @@ impl Word {
         match self.case {
             Case::Title | Case::Initial => true,
             // All capitals: only a known name (else an acronym: `CEO`).
-            Case::Upper => self.known() || self.is(flag::TITLE),
+            Case::Upper => self.known() || self.is(flag::TITLE | flag::PARTICLE),
             Case::Lower => false,
         }
     }
@@ -528,6 +530,7 @@ impl Reader<'_> {
             flags |= parts.fold(0, |a, f| a | f) & (flag::GIVEN | flag::SURNAME);
         }
         let determiner = case == Case::Lower && flags & flag::DETERMINER != 0;
+        let after_colon = between.trim_end().ends_with(':');
         let soft_break = !between.is_empty()
             && between
                 .chars()
@@ -543,6 +546,7 @@ impl Reader<'_> {
             gap,
             sentence_start,
             determiner,
+            after_colon,
             soft_break,
             glued,
             flags,
@@ -773,6 +777,19 @@ fn judge_part(
     {
         from += particle + 1;
     }
+    // Lower-case particles left at the start (`de Paco` after `Nota`).
+    while from < to && words[from].case == Case::Lower {
+        from += 1;
+    }
+    // A word that is never a name but spelled like one (`Según`, the name
+    // `Segun`) before a given name is not part of it.
+    if to - from >= 2
+        && words[from].is(flag::NOT_NAME)
+        && words[from + 1].strong()
+        && words[from + 1].is(flag::GIVEN)
+    {
+        from += 1;
+    }
     // Trailing particles (`de` before a line break) are not a name.
     while to > from && words[to - 1].case == Case::Lower {
         to -= 1;
@@ -822,8 +839,9 @@ fn judge_part(
             // A lone surname is a name mid-sentence (`ask Fernández`), not
             // at a sentence's start or after an article (`the Newton
             // release`); a lone given name is one.
-            let surname_mid_sentence =
-                w.case == Case::Title && !w.sentence_start && !after_determiner(words, from);
+            let surname_mid_sentence = w.case == Case::Title
+                && (!w.sentence_start || w.after_colon)
+                && !after_determiner(words, from);
             (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)
@@ -1005,6 +1023,32 @@ mod tests {
         );
         assert_eq!(next_capital("über das Öl", 0), Some(10));
         assert_eq!(next_capital("no capital here at all, none", 0), None);
+    }
+
+    #[test]
+    fn runs_end_at_a_sentence_and_leave_out_what_is_not_the_name() {
+        assert_eq!(names("Present: Wendy Liu. Apologies: none."), ["Wendy Liu"]);
+        assert_eq!(names("STATEMENT OF GRAHAM PETTIGREW"), ["GRAHAM PETTIGREW"]);
+        assert_eq!(names("Nota de Paco: el cliente acepta."), ["Paco"]);
+        assert_eq!(names("Según Yesenia, el fallo aparece."), ["Yesenia"]);
+        assert_eq!(
+            names("Llamada de Dña. Milagros Peña Aranda"),
+            ["Milagros Peña Aranda"]
+        );
+        assert_eq!(names("Approver: J. Whitcombe."), ["J. Whitcombe"]);
+    }
+
+    #[test]
+    fn lone_surnames_and_sign_offs() {
+        assert_eq!(
+            names("Acciones: Echeverría enviará el presupuesto."),
+            ["Echeverría"]
+        );
+        assert_eq!(names("Please ask Fernández about it."), ["Fernández"]);
+        assert!(names("Newton shipped; the Newton release is late.").is_empty());
+        assert_eq!(names("Thanks,\nRob"), ["Rob"]);
+        assert!(names("Rob the bank? No.").is_empty());
+        assert!(names("a Mercedes-Benz Sprinter van").is_empty());
     }
 
     #[test]
