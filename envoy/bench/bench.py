@@ -618,7 +618,7 @@ def render_md(doc, notes_path):
               f"{fmt(r['v8_over_native_restore'], 2)} | {fmt(r['native_find_mbps'], 1)} | {mb(r, 'v8_find_mbps')} | "
               f"{fmt(r.get('v8_mask_slow_share'), 2)} |")
         w("")
-        w("Names' cost (issue 14's goal: with names on at most 20 % below names off), *mask* without memo, "
+        w("Names' cost (goal: with names on at most 20 % below names off), *mask* without memo, "
           "same run: on / off is the ratio.\n")
         w("| vault | request | native on | native off | native on/off | V8 on | V8 off | V8 on/off |")
         w("|---|---|---|---|---|---|---|---|")
