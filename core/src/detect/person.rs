@@ -16,9 +16,8 @@ mod lexicon;
 
 use super::Finding;
 use crate::kind::Kind;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use lexicon::{flag, fold_into, lexicon};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// Words the operator never wants masked as a name (a company or product
@@ -122,19 +121,20 @@ impl Word {
     }
 }
 
-/// Cue phrases: one automaton that checks a phrase where one may start,
-/// and a bit set of the phrases' first four bytes that says where one may
-/// (so the text is not run through the automaton byte by byte).
+/// Cue phrases, by their first four bytes: a bit set says where one may
+/// start (one test per space in the text), a map gives the phrases that
+/// start so, compared byte by byte (ASCII case-insensitive).
 struct CueIndex {
-    automaton: AhoCorasick,
-    /// Per pattern: a weak cue (takes only known names).
-    weak: Vec<bool>,
-    /// Bit `slot(key)` is set for the key of every phrase's first four
-    /// bytes (with a space after a shorter phrase).
-    starts: [u64; START_SLOTS / 64],
+    /// Bit `start_slot(key)` is set for every phrase's key.
+    starts: Box<[u64]>,
+    /// Per key: the phrases that start with it.
+    by_key: HashMap<u32, Vec<CuePhrase>>,
 }
 
-const START_SLOTS: usize = 4096;
+/// A cue phrase in lower case, and whether it is weak.
+type CuePhrase = (Box<[u8]>, bool);
+
+const START_SLOTS: usize = 1 << 16;
 
 /// Four bytes as a key, ASCII letters in lower case (other bytes change
 /// alike on both sides, which is all a prefilter needs).
@@ -143,51 +143,54 @@ fn start_key(four: [u8; 4]) -> u32 {
 }
 
 fn start_slot(key: u32) -> usize {
-    (key.wrapping_mul(0x9e37_79b1) >> 20) as usize % START_SLOTS
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize % START_SLOTS
 }
 
 impl CueIndex {
-    fn may_start(&self, bytes: &[u8], at: usize) -> bool {
-        let Some(four) = bytes.get(at..at + 4) else {
-            return false;
-        };
-        let slot = start_slot(start_key([four[0], four[1], four[2], four[3]]));
-        self.starts[slot / 64] & (1 << (slot % 64)) != 0
+    /// The longest phrase written at `at` (its end, and whether it is
+    /// weak).
+    fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+        let four = bytes.get(at..at + 4)?;
+        let key = start_key([four[0], four[1], four[2], four[3]]);
+        let slot = start_slot(key);
+        if self.starts[slot / 64] & (1 << (slot % 64)) == 0 {
+            return None;
+        }
+        let rest = &bytes[at..];
+        self.by_key
+            .get(&key)?
+            .iter()
+            .filter(|(phrase, _)| {
+                rest.len() >= phrase.len()
+                    && rest
+                        .iter()
+                        .zip(phrase.iter())
+                        .all(|(b, p)| b.to_ascii_lowercase() == *p)
+            })
+            .max_by_key(|(phrase, _)| phrase.len())
+            .map(|(phrase, weak)| (at + phrase.len(), *weak))
     }
 }
 
-fn cue_index() -> Option<&'static CueIndex> {
-    static CUES: OnceLock<Option<CueIndex>> = OnceLock::new();
+fn cue_index() -> &'static CueIndex {
+    static CUES: OnceLock<CueIndex> = OnceLock::new();
     CUES.get_or_init(|| {
+        let mut starts = vec![0u64; START_SLOTS / 64].into_boxed_slice();
+        let mut by_key: HashMap<u32, Vec<CuePhrase>> = HashMap::new();
         // Phrases shorter than three bytes (`es`) would start everywhere.
-        let cues: Vec<&(Box<str>, bool)> = lexicon()
-            .cues
-            .iter()
-            .filter(|(c, _)| c.len() >= 3)
-            .collect();
-        let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .start_kind(StartKind::Anchored)
-            .build(cues.iter().map(|(c, _)| c.as_bytes()))
-            .ok()?;
-        let weak = cues.iter().map(|&&(_, weak)| weak).collect();
-        let mut starts = [0u64; START_SLOTS / 64];
-        for (cue, _) in &cues {
+        for (cue, weak) in lexicon().cues.iter().filter(|(c, _)| c.len() >= 3) {
             let mut four = [b' '; 4];
             for (slot, b) in four.iter_mut().zip(cue.bytes()) {
                 *slot = b;
             }
-            let slot = start_slot(start_key(four));
+            let key = start_key(four);
+            let slot = start_slot(key);
             starts[slot / 64] |= 1 << (slot % 64);
+            let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
+            by_key.entry(key).or_default().push((phrase, *weak));
         }
-        Some(CueIndex {
-            automaton,
-            weak,
-            starts,
-        })
+        CueIndex { starts, by_key }
     })
-    .as_ref()
 }
 
 /// Builds the lists now (they are otherwise built on the first text).
@@ -235,29 +238,18 @@ struct Cue {
 /// break whose next four bytes start some phrase.
 fn cue_matches(text: &str) -> Vec<Cue> {
     let mut cues = Vec::new();
-    let Some(index) = cue_index() else {
-        return cues;
-    };
+    let index = cue_index();
     let bytes = text.as_bytes();
     let mut check = |at: usize| {
-        if !index.may_start(bytes, at) {
-            return;
-        }
-        let input = Input::new(bytes)
-            .span(at..bytes.len())
-            .anchored(Anchored::Yes);
-        let Some(m) = index.automaton.find(input) else {
+        let Some((end, weak)) = index.at(bytes, at) else {
             return;
         };
         let after_ok = text
-            .get(m.end()..)
+            .get(end..)
             .and_then(|rest| rest.chars().next())
             .is_some_and(|c| !c.is_alphanumeric());
         if after_ok && cues.last().is_none_or(|c: &Cue| c.end <= at) {
-            cues.push(Cue {
-                end: m.end(),
-                weak: index.weak[m.pattern().as_usize()],
-            });
+            cues.push(Cue { end, weak });
         }
     };
     check(0);
