@@ -626,3 +626,15 @@ fn with_names_on_a_forgotten_name_is_asked_for_again_and_unknown_names_are_new_v
         }]
     );
 }
+
+#[test]
+fn a_resent_surrogate_is_not_masked_in_part_by_the_name_detector() {
+    // A surrogate whose first word the person detector reads as a name
+    // (the bench's synthetic vault writes names so).
+    let index = index_with(&[("Mario Rossi7", "Giulia Conti9", "name")]);
+    let mut masker = masker_with_names(0);
+    let body = chat(&["Please greet Giulia Conti9 today."]);
+    let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+    assert_eq!(stats.values_masked, 0);
+    assert_eq!(out, body, "the surrogate goes as written");
+}

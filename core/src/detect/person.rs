@@ -293,6 +293,9 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGH
 }
 
+/// The longest particle, in bytes (`della`, `degli`, `dello`).
+const MAX_PARTICLE_BYTES: usize = 6;
+
 /// Words read after a cue whatever their case.
 const CUED_WORDS: usize = 4;
 
@@ -334,7 +337,10 @@ fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Ve
             }
         }
         while let Some((start, end)) = next_word(text, at) {
-            let word = reader.push(start, end, folded);
+            // A long lower-case word after the capitalised one ends the
+            // window and is no particle: not looked up.
+            let looked_up = start < trigger || forced > 0 || end - start <= MAX_PARTICLE_BYTES;
+            let word = reader.push(start, end, looked_up, folded);
             at = end + usize::from(word.dot);
             if start < trigger {
                 continue; // the word before: context
@@ -471,7 +477,9 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn push(&mut self, start: usize, end: usize, folded: &mut String) -> Word {
+    /// Reads the word `start..end`; its flags only when `look_up` or it is
+    /// not in lower case.
+    fn push(&mut self, start: usize, end: usize, look_up: bool, folded: &mut String) -> Word {
         let text = self.text;
         let dot = text[end..].starts_with('.');
         let raw = &text[start..end];
@@ -501,6 +509,24 @@ impl Reader<'_> {
                 .any(|b| matches!(b, b'.' | b'!' | b'?' | b':' | b'\n'))
             || (!between.is_ascii() && between.contains(['•', '¿', '¡']))
             || last.is_some_and(|w| w.dot && w.case != Case::Initial);
+        if case == Case::Lower && !look_up {
+            let word = Word {
+                start,
+                end: name_end,
+                dot,
+                case,
+                gap,
+                sentence_start,
+                determiner: false,
+                after_colon: false,
+                soft_break: false,
+                glued,
+                flags: 0,
+            };
+            self.words.push(word);
+            self.prev_end = end + usize::from(dot);
+            return word;
+        }
         let lexicon = self.lexicon;
         fold_into(name, folded);
         let mut flags = lexicon.flags(folded);

@@ -14,7 +14,36 @@ use std::sync::Arc;
 #[derive(Default)]
 pub(crate) struct Scratch {
     vault: Vec<VaultMatch>,
+    /// Active surrogates written in the text (looked for only when a
+    /// detector found something).
+    surrogates: Vec<VaultMatch>,
     pub(crate) findings: Vec<Finding>,
+}
+
+/// Drops the detector findings (no vault slot) that lie inside one of our
+/// active surrogates written in `text`: the agent resends a surrogate
+/// (`Giulia Conti`) and a detector reads a part of it (`Giulia`) as a new
+/// name; masking that part would break the surrogate's restore.
+fn drop_findings_inside_surrogates(
+    index: &SnapshotIndex,
+    text: &str,
+    surrogates: &mut Vec<VaultMatch>,
+    findings: &mut Vec<Finding>,
+) {
+    if findings.iter().all(|f| f.slot.is_some()) {
+        return;
+    }
+    surrogates.clear();
+    index.find_surrogates(text, surrogates);
+    if surrogates.is_empty() {
+        return;
+    }
+    findings.retain(|f| {
+        f.slot.is_some()
+            || !surrogates.iter().any(|s| {
+                s.start <= f.start && f.end <= s.end && (s.start, s.end) != (f.start, f.end)
+            })
+    });
 }
 
 /// New values found in a request, distinct, in the order first seen.
@@ -119,6 +148,7 @@ pub(crate) fn holds_value(
     }
     scratch.findings.clear();
     detectors.find(text, &mut scratch.findings);
+    drop_findings_inside_surrogates(index, text, &mut scratch.surrogates, &mut scratch.findings);
     scratch.findings.iter().any(|f| {
         text.get(f.start..f.end)
             .is_none_or(|found| !index.is_surrogate(found) && !index.is_retired(found))
@@ -224,6 +254,7 @@ pub(crate) fn replacements(
     scratch.findings.clear();
     index.find_values(text, &mut scratch.vault);
     detectors.find(text, &mut scratch.findings);
+    drop_findings_inside_surrogates(index, text, &mut scratch.surrogates, &mut scratch.findings);
     for m in &scratch.vault {
         if let Some(entry) = index.entry(m.slot) {
             scratch.findings.push(Finding {
