@@ -24,13 +24,20 @@ pub(crate) struct Scratch {
 /// active surrogates written in `text`: the agent resends a surrogate
 /// (`Giulia Conti`) and a detector reads a part of it (`Giulia`) as a new
 /// name; masking that part would break the surrogate's restore.
+///
+/// Only findings that no vault value overlaps count (those lose to the
+/// value anyway), so the surrogate scan runs only for texts with a new
+/// value in them.
 fn drop_findings_inside_surrogates(
     index: &SnapshotIndex,
     text: &str,
+    vault: &[VaultMatch],
     surrogates: &mut Vec<VaultMatch>,
     findings: &mut Vec<Finding>,
 ) {
-    if findings.iter().all(|f| f.slot.is_some()) {
+    let new =
+        |f: &Finding| f.slot.is_none() && !vault.iter().any(|m| m.start < f.end && f.start < m.end);
+    if !findings.iter().any(new) {
         return;
     }
     surrogates.clear();
@@ -148,7 +155,13 @@ pub(crate) fn holds_value(
     }
     scratch.findings.clear();
     detectors.find(text, &mut scratch.findings);
-    drop_findings_inside_surrogates(index, text, &mut scratch.surrogates, &mut scratch.findings);
+    drop_findings_inside_surrogates(
+        index,
+        text,
+        &scratch.vault,
+        &mut scratch.surrogates,
+        &mut scratch.findings,
+    );
     scratch.findings.iter().any(|f| {
         text.get(f.start..f.end)
             .is_none_or(|found| !index.is_surrogate(found) && !index.is_retired(found))
@@ -254,7 +267,13 @@ pub(crate) fn replacements(
     scratch.findings.clear();
     index.find_values(text, &mut scratch.vault);
     detectors.find(text, &mut scratch.findings);
-    drop_findings_inside_surrogates(index, text, &mut scratch.surrogates, &mut scratch.findings);
+    drop_findings_inside_surrogates(
+        index,
+        text,
+        &scratch.vault,
+        &mut scratch.surrogates,
+        &mut scratch.findings,
+    );
     for m in &scratch.vault {
         if let Some(entry) = index.entry(m.slot) {
             scratch.findings.push(Finding {
