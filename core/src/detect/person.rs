@@ -143,19 +143,29 @@ fn start_key(four: [u8; 4]) -> u32 {
 }
 
 fn start_slot(key: u32) -> usize {
-    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize % START_SLOTS
+    // The top 16 bits: below START_SLOTS.
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
 }
 
 impl CueIndex {
     /// The longest phrase written at `at` (its end, and whether it is
-    /// weak).
+    /// weak). Called after every space: the bit test is all most calls do.
+    #[inline]
     fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, bool)> {
-        let four = bytes.get(at..at + 4)?;
-        let key = start_key([four[0], four[1], four[2], four[3]]);
+        let &[a, b, c, d] = bytes.get(at..at + 4)? else {
+            return None;
+        };
+        let key = start_key([a, b, c, d]);
         let slot = start_slot(key);
-        if self.starts[slot / 64] & (1 << (slot % 64)) == 0 {
+        let word = self.starts.get(slot >> 6)?;
+        if word & (1 << (slot & 63)) == 0 {
             return None;
         }
+        self.phrase_at(bytes, at, key)
+    }
+
+    #[inline(never)]
+    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, bool)> {
         let rest = &bytes[at..];
         self.by_key
             .get(&key)?
