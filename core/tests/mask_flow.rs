@@ -386,7 +386,7 @@ fn arguments_are_memoised_with_the_entries_they_used() {
     let outcome = masker
         .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
         .unwrap();
-    // "José García" is a name: no detector finds it, so once forgotten it
+    // "José García" is a name the test kit's masker does not detect (names off), so once forgotten it
     // passes as plain text — the old surrogate must not come back.
     let MaskOutcome::Masked {
         body: Some(out), ..
