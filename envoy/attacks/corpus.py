@@ -1391,6 +1391,24 @@ def build():
     attack("path-fragment-after-query", P, "the value in a fragment after the query", None, [v], method="GET",
            path="/v1/chat/completions?x=1#" + v, headers=[])
 
+    # ------------------------------------------------- person names (no marker:
+    # the log grep cannot see them; the leak rule reads them like any value)
+    v = "Ottavia Ferrantelli"
+    attack("name-in-metadata", C, "a person's name in `metadata`",
+           chat(metadata={"customer": v}), [v])
+    v = "Gianmarco Pastorelli"
+    attack("name-in-tool-description", C, "a tool `description` names a person",
+           chat(tools=[tool(description=f"Look up the orders of {v}.")]), [v])
+    v = "Gudrun Vollmerhausen"
+    attack("name-in-header", H, "an `x-user-name` header holds a person's name",
+           chat_msgs({"role": "user", "content": CLEAN}), [v], headers=JSON_HEADERS + [["x-user-name", v]])
+    v = "Rosalind Achterwood"
+    attack("name-in-query", Q, "a query value holds a person's name, `%20` for the space", None, [v],
+           path="/v1/chat/completions?customer=" + v.replace(" ", "%20"), method="GET", headers=[])
+    v = "Hildegard Kettenreiter"
+    attack("name-as-json-key", C, "a `metadata` key is a person's name",
+           chat(metadata={v: "vip"}), [v])
+
 
 def main():
     build()
