@@ -114,6 +114,17 @@ fn main() {
                     _ => masked_ok = false,
                 }
             });
+            // Masks the request (its outcome: masked or asked for entries).
+            let mask_once = |masker: &mut Masker| {
+                masker
+                    .mask_request(
+                        &index,
+                        provider::OPENAI_CHAT,
+                        request.as_bytes(),
+                        MaskOptions::default(),
+                    )
+                    .is_ok()
+            };
             // The same work with the person detector off: names' cost, as a
             // ratio in one run.
             let names_off = DetectorConfig {
@@ -125,32 +136,14 @@ fn main() {
                 Err(e) => return eprintln!("detectors: {e}"),
             };
             let d_mask_plain = time(budget, || {
-                black_box(
-                    plain_masker
-                        .mask_request(
-                            &index,
-                            provider::OPENAI_CHAT,
-                            request.as_bytes(),
-                            MaskOptions::default(),
-                        )
-                        .is_ok(),
-                );
+                black_box(mask_once(&mut plain_masker));
             });
             let mut memo_masker = match Detectors::new(&DetectorConfig::default()) {
                 Ok(d) => Masker::new(d, 64 << 20),
                 Err(e) => return eprintln!("detectors: {e}"),
             };
             let d_memo = time(budget, || {
-                black_box(
-                    memo_masker
-                        .mask_request(
-                            &index,
-                            provider::OPENAI_CHAT,
-                            request.as_bytes(),
-                            MaskOptions::default(),
-                        )
-                        .is_ok(),
-                );
+                black_box(mask_once(&mut memo_masker));
             });
             let d_restore = time(budget, || {
                 black_box(restore_body(&index, answer.as_bytes()));

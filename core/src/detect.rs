@@ -178,13 +178,10 @@ impl Detectors {
     }
 
     /// Builds what the detectors build on first use (the name lists), so
-    /// that the first request does not pay for it. Returns how many words
-    /// the name lists hold (0 with names off).
-    pub fn warm_up(&self) -> usize {
+    /// that the first request does not pay for it.
+    pub fn warm_up(&self) {
         if self.person.is_some() {
-            person::warm_up()
-        } else {
-            0
+            person::warm_up();
         }
     }
 

@@ -205,12 +205,7 @@ fn forget_drops_memo_entries_and_masking_asks_for_a_new_entry() {
     let ids = forget(&mut index, "mario.rossi@acme.it");
     masker.forget(&ids);
     assert_eq!(masker.memo_len(), 1, "exactly the entry that used it");
-    let outcome = masker
-        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
-        .unwrap();
-    let MaskOutcome::NeedEntries { values } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let values = need_entries(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         values,
         vec![NewValue {
@@ -577,12 +572,7 @@ fn with_names_on_a_forgotten_name_is_asked_for_again_and_unknown_names_are_new_v
     let mut masker = masker_with_names(1 << 20);
     let body = chat(&["José García is my colleague; Lucía Fernández too"]);
     // "Lucía Fernández" is in no vault: the person detector finds it.
-    let outcome = masker
-        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
-        .unwrap();
-    let MaskOutcome::NeedEntries { values } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let values = need_entries(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         values,
         vec![NewValue {
@@ -612,12 +602,7 @@ fn with_names_on_a_forgotten_name_is_asked_for_again_and_unknown_names_are_new_v
     // surrogate follows), never its old surrogate.
     let ids = forget(&mut index, "José García");
     masker.forget(&ids);
-    let outcome = masker
-        .mask_request(&index, provider::OPENAI_CHAT, &body, MaskOptions::default())
-        .unwrap();
-    let MaskOutcome::NeedEntries { values } = outcome else {
-        panic!("{outcome:?}");
-    };
+    let values = need_entries(&mut masker, &index, provider::OPENAI_CHAT, &body);
     assert_eq!(
         values,
         vec![NewValue {

@@ -110,6 +110,22 @@ pub fn mask_ok(
     }
 }
 
+/// Masks, expecting new values to be asked for; returns them.
+pub fn need_entries(
+    masker: &mut Masker,
+    index: &SnapshotIndex,
+    shape: ProviderRef,
+    body: &[u8],
+) -> Vec<NewValue> {
+    match masker
+        .mask_request(index, shape, body, MaskOptions::default())
+        .unwrap()
+    {
+        MaskOutcome::NeedEntries { values } => values,
+        outcome => panic!("expected new values, got {outcome:?}"),
+    }
+}
+
 /// A surrogate for a new value that keeps the word-boundary class of its
 /// first and last char (so it is found where the value was).
 pub fn fake_surrogate(n: usize, value: &str) -> String {

@@ -204,9 +204,8 @@ fn cue_index() -> &'static CueIndex {
 }
 
 /// Builds the lists now (they are otherwise built on the first text).
-pub(crate) fn warm_up() -> usize {
+pub(crate) fn warm_up() {
     let _ = cue_index();
-    lexicon().len()
 }
 
 /// Appends the person names in `text` to `out` (unsorted, may overlap:
@@ -519,26 +518,42 @@ impl Reader<'_> {
                 .any(|b| matches!(b, b'.' | b'!' | b'?' | b':' | b'\n'))
             || (!between.is_ascii() && between.contains(['•', '¿', '¡']))
             || last.is_some_and(|w| w.dot && w.case != Case::Initial);
-        if case == Case::Lower && !look_up {
-            let word = Word {
-                start,
-                end: name_end,
-                dot,
-                case,
-                gap,
-                sentence_start,
-                determiner: false,
-                after_colon: false,
-                soft_break: false,
-                glued,
-                flags: 0,
-            };
-            self.words.push(word);
-            self.prev_end = end + usize::from(dot);
-            return word;
-        }
+        let flags = if case == Case::Lower && !look_up {
+            0
+        } else {
+            self.flags_of(name, dot, folded)
+        };
+        let determiner = case == Case::Lower && flags & flag::DETERMINER != 0;
+        let after_colon = between.trim_end().ends_with(':');
+        let soft_break = !between.is_empty()
+            && between
+                .chars()
+                .all(|c| c.is_whitespace() || matches!(c, ',' | '-' | '–' | '—'));
+        let word = Word {
+            start,
+            end: name_end,
+            dot,
+            case,
+            gap,
+            sentence_start,
+            determiner,
+            after_colon,
+            soft_break,
+            glued,
+            flags,
+        };
+        self.words.push(word);
+        self.prev_end = end + usize::from(dot);
+        word
+    }
+
+    /// What the lists say `name` is (`folded` is its folded form after).
+    fn flags_of(&self, name: &str, dot: bool, folded: &mut String) -> u16 {
         let lexicon = self.lexicon;
         fold_into(name, folded);
+        if self.never.contains(folded) {
+            return flag::NOT_NAME;
+        }
         let mut flags = lexicon.flags(folded);
         if dot && flags == 0 {
             folded.push('.');
@@ -557,31 +572,7 @@ impl Reader<'_> {
             let parts = folded.split('-').map(|p| lexicon.flags(p));
             flags |= parts.fold(0, |a, f| a | f) & (flag::GIVEN | flag::SURNAME);
         }
-        let determiner = case == Case::Lower && flags & flag::DETERMINER != 0;
-        let after_colon = between.trim_end().ends_with(':');
-        let soft_break = !between.is_empty()
-            && between
-                .chars()
-                .all(|c| c.is_whitespace() || matches!(c, ',' | '-' | '–' | '—'));
-        if self.never.contains(folded) {
-            flags = flag::NOT_NAME;
-        }
-        let word = Word {
-            start,
-            end: name_end,
-            dot,
-            case,
-            gap,
-            sentence_start,
-            determiner,
-            after_colon,
-            soft_break,
-            glued,
-            flags,
-        };
-        self.words.push(word);
-        self.prev_end = end + usize::from(dot);
-        word
+        flags
     }
 }
 
@@ -604,19 +595,6 @@ fn case_of(word: &str) -> Case {
         Some((at, c)) => &word[at + c.len_utf8()..],
         None => word,
     };
-    if core.is_ascii() {
-        let mut letters = core.bytes().filter(u8::is_ascii_alphabetic);
-        let Some(first) = letters.next() else {
-            return Case::Lower;
-        };
-        if !first.is_ascii_uppercase() {
-            return Case::Lower;
-        }
-        let (count, any_lower) = letters.fold((1, false), |(n, lower), b| {
-            (n + 1, lower | b.is_ascii_lowercase())
-        });
-        return shape(count, any_lower);
-    }
     let mut letters = core.chars().filter(|c| c.is_alphabetic());
     let Some(first) = letters.next() else {
         return Case::Lower;

@@ -20,37 +20,37 @@ pub(crate) struct Scratch {
     pub(crate) findings: Vec<Finding>,
 }
 
-/// Drops the detector findings (no vault slot) that lie inside one of our
-/// active surrogates written in `text`: the agent resends a surrogate
-/// (`Giulia Conti`) and a detector reads a part of it (`Giulia`) as a new
-/// name; masking that part would break the surrogate's restore.
-///
-/// Only findings that no vault value overlaps count (those lose to the
-/// value anyway), so the surrogate scan runs only for texts with a new
-/// value in them.
-fn drop_findings_inside_surrogates(
-    index: &SnapshotIndex,
-    text: &str,
-    vault: &[VaultMatch],
-    surrogates: &mut Vec<VaultMatch>,
-    findings: &mut Vec<Finding>,
-) {
-    let new =
-        |f: &Finding| f.slot.is_none() && !vault.iter().any(|m| m.start < f.end && f.start < m.end);
-    if !findings.iter().any(new) {
-        return;
+impl Scratch {
+    /// Drops the detector findings (no vault slot) that lie inside one of
+    /// our active surrogates written in `text`: the agent resends a
+    /// surrogate (`Giulia Conti`) and a detector reads a part of it
+    /// (`Giulia`) as a new name; masking that part would break the
+    /// surrogate's restore.
+    ///
+    /// Only findings that no vault value (in `self.vault`) overlaps count
+    /// (those lose to the value anyway), so the surrogate scan runs only for
+    /// texts with a new value in them.
+    fn drop_findings_inside_surrogates(&mut self, index: &SnapshotIndex, text: &str) {
+        let vault = &self.vault;
+        let new = |f: &Finding| {
+            f.slot.is_none() && !vault.iter().any(|m| m.start < f.end && f.start < m.end)
+        };
+        if !self.findings.iter().any(new) {
+            return;
+        }
+        self.surrogates.clear();
+        index.find_surrogates(text, &mut self.surrogates);
+        if self.surrogates.is_empty() {
+            return;
+        }
+        let surrogates = &self.surrogates;
+        self.findings.retain(|f| {
+            f.slot.is_some()
+                || !surrogates.iter().any(|s| {
+                    s.start <= f.start && f.end <= s.end && (s.start, s.end) != (f.start, f.end)
+                })
+        });
     }
-    surrogates.clear();
-    index.find_surrogates(text, surrogates);
-    if surrogates.is_empty() {
-        return;
-    }
-    findings.retain(|f| {
-        f.slot.is_some()
-            || !surrogates.iter().any(|s| {
-                s.start <= f.start && f.end <= s.end && (s.start, s.end) != (f.start, f.end)
-            })
-    });
 }
 
 /// New values found in a request, distinct, in the order first seen.
@@ -155,13 +155,7 @@ pub(crate) fn holds_value(
     }
     scratch.findings.clear();
     detectors.find(text, &mut scratch.findings);
-    drop_findings_inside_surrogates(
-        index,
-        text,
-        &scratch.vault,
-        &mut scratch.surrogates,
-        &mut scratch.findings,
-    );
+    scratch.drop_findings_inside_surrogates(index, text);
     scratch.findings.iter().any(|f| {
         text.get(f.start..f.end)
             .is_none_or(|found| !index.is_surrogate(found) && !index.is_retired(found))
@@ -267,13 +261,7 @@ pub(crate) fn replacements(
     scratch.findings.clear();
     index.find_values(text, &mut scratch.vault);
     detectors.find(text, &mut scratch.findings);
-    drop_findings_inside_surrogates(
-        index,
-        text,
-        &scratch.vault,
-        &mut scratch.surrogates,
-        &mut scratch.findings,
-    );
+    scratch.drop_findings_inside_surrogates(index, text);
     for m in &scratch.vault {
         if let Some(entry) = index.entry(m.slot) {
             scratch.findings.push(Finding {

@@ -81,9 +81,9 @@ const WORLD_SURNAMES: &str = list!("world", "surnames");
 pub(super) struct Lexicon {
     words: HashMap<Box<str>, u16, BuildHasherDefault<WordHasher>>,
     /// Phrases after which the next words are a name even in lower case
-    /// (`my name is`, `me llamo`): in lower case and folded, words split by
-    /// one space, with
-    /// whether the cue is weak (`i am`, `soy`: it takes only known names).
+    /// (`my name is`, `me llamo`), each twice (in lower case, and folded),
+    /// words split by one space, with whether the cue is weak (`i am`,
+    /// `soy`: it takes only known names).
     pub(super) cues: Vec<(Box<str>, bool)>,
 }
 
@@ -91,11 +91,6 @@ impl Lexicon {
     /// What `folded` is (0: nothing known).
     pub(super) fn flags(&self, folded: &str) -> u16 {
         self.words.get(folded).copied().unwrap_or(0)
-    }
-
-    /// How many distinct words the lists hold.
-    pub(super) fn len(&self) -> usize {
-        self.words.len()
     }
 }
 

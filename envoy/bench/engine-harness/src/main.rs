@@ -156,6 +156,17 @@ fn main() -> ExitCode {
                     _ => masked = false,
                 }
             });
+            // Masks `body` (its outcome: masked or asked for entries).
+            let mask_once = |masker: &mut Masker, body: &str| {
+                masker
+                    .mask_request(
+                        &index,
+                        provider::OPENAI_CHAT,
+                        body.as_bytes(),
+                        MaskOptions::default(),
+                    )
+                    .is_ok()
+            };
             // Names' cost as a ratio in one run: the same with them off.
             let names_off = DetectorConfig {
                 person: false,
@@ -169,16 +180,7 @@ fn main() -> ExitCode {
                 }
             };
             let d_mask_plain = time(budget, || {
-                black_box(
-                    plain_masker
-                        .mask_request(
-                            &index,
-                            provider::OPENAI_CHAT,
-                            request.as_bytes(),
-                            MaskOptions::default(),
-                        )
-                        .is_ok(),
-                );
+                black_box(mask_once(&mut plain_masker, &request));
             });
             // The filter's conditions: an 8 MiB memo per worker. Cold: every
             // request new (the bench's `unique` mode); warm: one resent.
@@ -196,28 +198,10 @@ fn main() -> ExitCode {
             let d_memo_cold = time(budget, || {
                 let body = &variants[next % variants.len()];
                 next += 1;
-                black_box(
-                    memo_masker
-                        .mask_request(
-                            &index,
-                            provider::OPENAI_CHAT,
-                            body.as_bytes(),
-                            MaskOptions::default(),
-                        )
-                        .is_ok(),
-                );
+                black_box(mask_once(&mut memo_masker, body));
             });
             let d_memo_warm = time(budget, || {
-                black_box(
-                    memo_masker
-                        .mask_request(
-                            &index,
-                            provider::OPENAI_CHAT,
-                            request.as_bytes(),
-                            MaskOptions::default(),
-                        )
-                        .is_ok(),
-                );
+                black_box(mask_once(&mut memo_masker, &request));
             });
             let d_restore = time(budget, || {
                 black_box(restore_body(&index, black_box(answer.as_bytes())));
