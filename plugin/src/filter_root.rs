@@ -24,6 +24,8 @@ impl FilterRoot {
     /// Sets the worker up: vault, metrics, its numbered wake-up queue, tick.
     pub fn start(host: &dyn Host, config: FilterConfig, vm_id: String) -> Result<Self, String> {
         let detectors = Detectors::new(&config.detectors).map_err(|e| e.to_string())?;
+        // The name lists are built now, not on this worker's first request.
+        detectors.warm_up();
         let config = Rc::new(config);
         let vault = WorkerVault::new(detectors, config.memo_capacity_bytes);
         let metrics = Metrics::define(host);
