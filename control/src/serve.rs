@@ -43,8 +43,11 @@ pub fn detectors_from(file: Option<&Path>) -> Result<Detectors> {
                 ControlError::Io(format!("--detectors {}: {err}", path.display()))
             })?;
             serde_json::from_str(&text).map_err(|err| {
-                // serde's message names the field and the position only.
-                ControlError::Config(format!("--detectors {}: {err}", path.display()))
+                ControlError::Config(format!(
+                    "--detectors {}: {}",
+                    path.display(),
+                    crate::http::body::describe(&err)
+                ))
             })?
         }
     };

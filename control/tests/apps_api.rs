@@ -488,11 +488,11 @@ fn the_apps_api_masks_person_names_but_not_the_never_mask_list() {
     assert_eq!(restored["text"], line);
 }
 
-#[test]
-fn a_bad_detectors_file_is_refused_at_start_naming_the_field() {
+/// `latet serve --detectors FILE` with `content`: its stderr (it must fail).
+fn serve_refuses_detectors(content: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let detectors = dir.path().join("detectors.json");
-    std::fs::write(&detectors, r#"{"neverMask": ["Ferrari", "  "]}"#).unwrap();
+    std::fs::write(&detectors, content).unwrap();
     let out = clean_env(&mut std::process::Command::new(BIN))
         .args(["serve", "--listen", "127.0.0.1:0", "--db"])
         .arg(dir.path().join("latet.db"))
@@ -502,8 +502,17 @@ fn a_bad_detectors_file_is_refused_at_start_naming_the_field() {
         .arg(&detectors)
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{content}: started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_bad_detectors_file_is_refused_at_start_naming_the_field() {
+    let err = serve_refuses_detectors(r#"{"neverMask": ["Ferrari", "  "]}"#);
     assert!(err.contains("neverMask[1]: is empty"), "{err}");
     assert!(!err.contains("Ferrari"), "the error shows no entry");
+    // A wrong type: serde's own message would quote the string.
+    let err = serve_refuses_detectors(r#"{"neverMask": "Mario Rossi"}"#);
+    assert!(err.contains("error at line 1 column"), "{err}");
+    assert!(!err.contains("Mario"), "the error shows no entry: {err}");
 }
