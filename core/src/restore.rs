@@ -26,10 +26,13 @@
 mod body;
 mod fragment;
 mod held_text;
+mod policy;
 mod sse;
 mod sse_frame;
+mod url_tracker;
 
 pub use body::{restore_body, restore_text};
+pub use policy::{HostPattern, RequestScope, RestoreView, UrlRule};
 pub use sse::SseRestorer;
 
 /// What a restore did.
@@ -39,12 +42,30 @@ pub struct RestoreStats {
     pub restored: usize,
     /// Retired surrogates found and left as written.
     pub declined_retired: usize,
+    /// Active surrogates left as written: not of an entry this request's
+    /// masking used ([`RequestScope`]).
+    pub declined_out_of_scope: usize,
+    /// Active surrogates left as written: inside a URL whose host may not
+    /// receive values ([`UrlRule`]).
+    pub declined_url: usize,
+}
+
+impl RestoreStats {
+    fn count_declined(&mut self, admit: &policy::Admit<'_>) {
+        match admit {
+            policy::Admit::OutOfScope => self.declined_out_of_scope += 1,
+            policy::Admit::InUrl => self.declined_url += 1,
+            policy::Admit::Gone | policy::Admit::Restore(_) => {}
+        }
+    }
 }
 
 impl std::ops::AddAssign for RestoreStats {
     fn add_assign(&mut self, other: RestoreStats) {
         self.restored += other.restored;
         self.declined_retired += other.declined_retired;
+        self.declined_out_of_scope += other.declined_out_of_scope;
+        self.declined_url += other.declined_url;
     }
 }
 

@@ -117,6 +117,7 @@ fn redact_mode_puts_placeholders_and_never_memoises_them() {
         let MaskOutcome::Masked {
             body: Some(out),
             stats,
+            ..
         } = outcome
         else {
             panic!("{outcome:?}");

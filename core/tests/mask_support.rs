@@ -104,8 +104,11 @@ pub fn mask_ok(
         MaskOutcome::Masked {
             body: Some(out),
             stats,
+            ..
         } => (out, stats),
-        MaskOutcome::Masked { body: None, stats } => (body.to_vec(), stats),
+        MaskOutcome::Masked {
+            body: None, stats, ..
+        } => (body.to_vec(), stats),
         MaskOutcome::NeedEntries { values } => panic!("unexpected new values: {values:?}"),
     }
 }

@@ -15,6 +15,7 @@ fn stats(restored: usize, declined_retired: usize) -> RestoreStats {
     RestoreStats {
         restored,
         declined_retired,
+        ..RestoreStats::default()
     }
 }
 

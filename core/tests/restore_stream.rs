@@ -55,6 +55,7 @@ fn each_stream_restores_its_slots() {
             RestoreStats {
                 restored: 6,
                 declined_retired: 1,
+                ..RestoreStats::default()
             },
         ),
         (
@@ -72,6 +73,7 @@ fn each_stream_restores_its_slots() {
             RestoreStats {
                 restored: 6,
                 declined_retired: 1,
+                ..RestoreStats::default()
             },
         ),
         (
@@ -92,6 +94,7 @@ fn each_stream_restores_its_slots() {
             RestoreStats {
                 restored: 33,
                 declined_retired: 5,
+                ..RestoreStats::default()
             },
         ),
         (
@@ -106,6 +109,7 @@ fn each_stream_restores_its_slots() {
             RestoreStats {
                 restored: 7,
                 declined_retired: 1,
+                ..RestoreStats::default()
             },
         ),
     ];

@@ -3,6 +3,7 @@
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::provider::{self, PathPattern, ProviderRef, RouteTable};
+use latet_core::restore::{HostPattern, UrlRule};
 use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
@@ -88,6 +89,19 @@ pub enum FailureMode {
     Redact,
 }
 
+/// Which surrogates an answer restores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestoreScopeMode {
+    /// Only those of entries this request's own masking used (values the
+    /// agent sent in it, resent history included).
+    #[default]
+    Request,
+    /// Every active surrogate of the key: for provider APIs that keep the
+    /// history themselves (`previous_response_id`, stored conversations).
+    Vault,
+}
+
 /// The configuration document as written (see README for every field).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -136,6 +150,12 @@ struct RawConfig {
     /// Feed silence after which answers are not restored.
     #[serde(default = "defaults::restore_max_staleness_ms")]
     restore_max_staleness_ms: u64,
+    /// Which surrogates an answer restores.
+    #[serde(default)]
+    restore_scope: RestoreScopeMode,
+    /// `false` (default), `true`, or the hosts whose URLs may receive values.
+    #[serde(default)]
+    restore_into_urls: Option<serde_json::Value>,
     /// Memo memory per worker.
     #[serde(default = "defaults::memo_capacity_bytes")]
     memo_capacity_bytes: usize,
@@ -199,6 +219,8 @@ pub struct FilterConfig {
     pub failure_mode: FailureMode,
     pub header_findings: HeaderFindings,
     pub restore_max_staleness_ms: u64,
+    pub restore_scope: RestoreScopeMode,
+    pub restore_into_urls: UrlRule,
     pub memo_capacity_bytes: usize,
     pub tick: Duration,
     pub lease_ms: u64,
@@ -373,6 +395,7 @@ fn validate(
         }
         other => ConfigError::new("detectors", other.to_string()),
     })?;
+    let restore_into_urls = url_rule(raw.restore_into_urls.as_ref())?;
     Ok(FilterConfig {
         control_cluster: raw.control_cluster,
         control_authority,
@@ -385,11 +408,41 @@ fn validate(
         failure_mode: raw.failure_mode,
         header_findings: raw.header_findings,
         restore_max_staleness_ms: raw.restore_max_staleness_ms,
+        restore_scope: raw.restore_scope,
+        restore_into_urls,
         memo_capacity_bytes: raw.memo_capacity_bytes,
         tick: Duration::from_millis(raw.tick_ms),
         lease_ms: raw.lease_ms,
         max_shared_events: raw.max_shared_events,
     })
+}
+
+/// `restoreIntoUrls`: `false` or absent (never), `true` (any host), or a
+/// list of host names (`docs.example.com`, `*.example.com`).
+fn url_rule(value: Option<&serde_json::Value>) -> Result<UrlRule, ConfigError> {
+    const FIELD: &str = "restoreIntoUrls";
+    let hosts = match value {
+        None | Some(serde_json::Value::Bool(false)) => return Ok(UrlRule::Never),
+        Some(serde_json::Value::Bool(true)) => return Ok(UrlRule::Any),
+        Some(serde_json::Value::Array(hosts)) => hosts,
+        Some(_) => {
+            return Err(ConfigError::new(
+                FIELD,
+                "must be false, true, or a list of host names",
+            ))
+        }
+    };
+    let mut patterns = Vec::with_capacity(hosts.len());
+    for (i, host) in hosts.iter().enumerate() {
+        let pattern = host.as_str().and_then(HostPattern::parse).ok_or_else(|| {
+            ConfigError::new(
+                format!("{FIELD}[{i}]"),
+                "must be a host name (`docs.example.com` or `*.example.com`), without scheme, port or path",
+            )
+        })?;
+        patterns.push(pattern);
+    }
+    Ok(UrlRule::Hosts(patterns))
 }
 
 /// The route table: the operator's routes (each `path` a whole-path

@@ -13,6 +13,7 @@
 //! end of the stream; nothing restored when the feed is stale.
 
 use crate::config::FailureMode;
+use crate::config::RestoreScopeMode;
 use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
 use crate::metrics::Metric;
 use crate::poller::ENTRIES_PATH;
@@ -20,7 +21,7 @@ use crate::reply::Refusal;
 use crate::worker::Worker;
 use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats};
 use latet_core::provider::ProviderRef;
-use latet_core::restore::{restore_body, RestoreStats, SseRestorer};
+use latet_core::restore::{restore_body, RequestScope, RestoreStats, RestoreView, SseRestorer};
 use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
 use latet_core::CoreError;
 use std::rc::Rc;
@@ -80,6 +81,9 @@ pub struct Exchange {
     entries_callouts: u8,
     /// The request body's buffered size so far (trailers end it).
     body_size: usize,
+    /// The entries this request's masking used: what its answer restores
+    /// under `restoreScope: request`. Ids only; freed with the exchange.
+    scope: RequestScope,
 }
 
 impl Exchange {
@@ -93,6 +97,7 @@ impl Exchange {
             provider,
             entries_callouts: 0,
             body_size: 0,
+            scope: RequestScope::default(),
         }
     }
 
@@ -171,7 +176,11 @@ impl Exchange {
             transport::mask_section(host, &mut vault, Section::Headers, findings, redact_new)
         };
         match outcome {
-            Ok(SectionOutcome::Done { values_masked }) => {
+            Ok(SectionOutcome::Done {
+                values_masked,
+                used,
+            }) => {
+                self.scope.extend(&used);
                 self.worker
                     .metrics
                     .add(host, Metric::ValuesMasked, values_masked);
@@ -234,7 +243,11 @@ impl Exchange {
             transport::mask_section(host, &mut vault, Section::Trailers, findings, true)
         };
         match outcome {
-            Ok(SectionOutcome::Done { values_masked }) => {
+            Ok(SectionOutcome::Done {
+                values_masked,
+                used,
+            }) => {
+                self.scope.extend(&used);
                 self.worker
                     .metrics
                     .add(host, Metric::ValuesMasked, values_masked);
@@ -297,7 +310,11 @@ impl Exchange {
             Ok(MaskOutcome::Masked {
                 body: masked,
                 stats,
-            }) => self.forward(host, masked, size, &stats, resuming),
+                used,
+            }) => {
+                self.scope.extend(&used);
+                self.forward(host, masked, size, &stats, resuming)
+            }
             Ok(MaskOutcome::NeedEntries { values }) => {
                 self.ask_entries(host, values, body, size, resuming)
             }
@@ -470,7 +487,9 @@ impl Exchange {
             Ok(MaskOutcome::Masked {
                 body: masked,
                 stats,
+                used,
             }) => {
+                self.scope.extend(&used);
                 self.worker.metrics.add(host, Metric::FailRedact, 1);
                 self.forward(host, masked, size, &stats, resuming)
             }
@@ -531,6 +550,14 @@ impl Exchange {
     pub fn on_response_body(&mut self, host: &dyn Host, size: usize, end_of_stream: bool) -> Flow {
         let worker = Rc::clone(&self.worker);
         let vault = worker.vault.borrow();
+        let config = &worker.config;
+        let scope = match config.restore_scope {
+            RestoreScopeMode::Request => Some(&self.scope),
+            RestoreScopeMode::Vault => None,
+        };
+        // The same scope and URL rule for every chunk of the answer; the
+        // index is the one now (a forget applied mid-answer counts).
+        let view = RestoreView::new(vault.index(), scope, &config.restore_into_urls);
         let stats = match &mut self.response {
             ResponseMode::PassThrough => return Flow::Continue,
             ResponseMode::Whole => {
@@ -538,7 +565,7 @@ impl Exchange {
                     return Flow::Pause;
                 }
                 let body = host.response_body(size).unwrap_or_default();
-                let (restored, stats) = restore_body(vault.index(), &body);
+                let (restored, stats) = restore_body(view, &body);
                 if let Some(restored) = restored {
                     if host.set_response_body(size, &restored).is_err() {
                         host.log(Level::Error, "latet: restored answer could not be set");
@@ -553,9 +580,9 @@ impl Exchange {
                     Vec::new()
                 };
                 let mut out = Vec::with_capacity(chunk.len() + 64);
-                let mut stats = restorer.push(vault.index(), &chunk, &mut out);
+                let mut stats = restorer.push(view, &chunk, &mut out);
                 if end_of_stream {
-                    stats += restorer.finish(vault.index(), &mut out);
+                    stats += restorer.finish(view, &mut out);
                 }
                 if (out != chunk) && host.set_response_body(size, &out).is_err() {
                     host.log(Level::Error, "latet: restored chunk could not be set");
@@ -582,6 +609,14 @@ fn count_restore(worker: &Worker, host: &dyn Host, stats: RestoreStats) {
     worker
         .metrics
         .add(host, Metric::RestoreDeclinedRetired, stats.declined_retired);
+    worker.metrics.add(
+        host,
+        Metric::RestoreDeclinedOutOfScope,
+        stats.declined_out_of_scope,
+    );
+    worker
+        .metrics
+        .add(host, Metric::RestoreDeclinedUrl, stats.declined_url);
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ pub const FAIL_REDACT: &str = "latet_fail_redact";
 pub const REQUESTS_REFUSED: &str = "latet_requests_refused";
 pub const RESTORED: &str = "latet_restored";
 pub const RESTORE_DECLINED_RETIRED: &str = "latet_restore_declined_retired";
+pub const RESTORE_DECLINED_OUT_OF_SCOPE: &str = "latet_restore_declined_out_of_scope";
+pub const RESTORE_DECLINED_URL: &str = "latet_restore_declined_url";
 pub const RESTORE_STALE: &str = "latet_restore_stale";
 pub const FORGET_EVENTS_APPLIED: &str = "latet_forget_events_applied";
 pub const SNAPSHOT_LOADS: &str = "latet_snapshot_loads";
@@ -35,6 +37,8 @@ pub enum Metric {
     RequestsRefused,
     Restored,
     RestoreDeclinedRetired,
+    RestoreDeclinedOutOfScope,
+    RestoreDeclinedUrl,
     RestoreStale,
     ForgetEventsApplied,
     SnapshotLoads,
@@ -44,7 +48,7 @@ pub enum Metric {
 }
 
 /// Every metric, its name and kind, in definition order.
-pub const ALL: [(Metric, &str, MetricKind); 17] = [
+pub const ALL: [(Metric, &str, MetricKind); 19] = [
     (Metric::RequestsMasked, REQUESTS_MASKED, MetricKind::Counter),
     (Metric::ValuesMasked, VALUES_MASKED, MetricKind::Counter),
     (Metric::NewValues, NEW_VALUES, MetricKind::Counter),
@@ -66,6 +70,16 @@ pub const ALL: [(Metric, &str, MetricKind); 17] = [
     (
         Metric::RestoreDeclinedRetired,
         RESTORE_DECLINED_RETIRED,
+        MetricKind::Counter,
+    ),
+    (
+        Metric::RestoreDeclinedOutOfScope,
+        RESTORE_DECLINED_OUT_OF_SCOPE,
+        MetricKind::Counter,
+    ),
+    (
+        Metric::RestoreDeclinedUrl,
+        RESTORE_DECLINED_URL,
         MetricKind::Counter,
     ),
     (Metric::RestoreStale, RESTORE_STALE, MetricKind::Counter),

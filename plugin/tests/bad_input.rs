@@ -538,7 +538,13 @@ fn a_stream_split_at_every_byte_restores_the_same_through_the_filter() {
     .as_bytes();
     let run = |cuts: &[usize]| -> Vec<u8> {
         let (host, worker) = ready("");
-        let (mut exchange, fate) = send(&host, &worker, &[CHAT_PATH], br#"{"messages":[]}"#);
+        // The agent sent both values: the answer may restore them.
+        let (mut exchange, fate) = send(
+            &host,
+            &worker,
+            &[CHAT_PATH],
+            br#"{"messages":[{"role":"user","content":"Mario Rossi, Ugo"}]}"#,
+        );
         assert!(matches!(fate, Fate::Forwarded(_)));
         *host.response_headers.borrow_mut() =
             vec![("content-type".into(), "text/event-stream".into())];

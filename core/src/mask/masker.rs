@@ -18,7 +18,7 @@ use crate::provider::verbatim::field_for;
 use crate::provider::{
     is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
 };
-use crate::snapshot::SnapshotIndex;
+use crate::snapshot::{Slot, SnapshotIndex};
 use crate::wire::{EntryId, NewValue};
 use std::ops::Range;
 
@@ -36,6 +36,11 @@ pub enum MaskOutcome {
     Masked {
         body: Option<Vec<u8>>,
         stats: MaskStats,
+        /// The entries whose surrogates the masked body holds for values
+        /// it sent (slot and id, sorted): what its answer may restore
+        /// ([`crate::restore::RequestScope`]). A surrogate the request
+        /// carried as written is not among them.
+        used: Vec<(Slot, EntryId)>,
     },
     /// Distinct new values (detector findings the vault does not hold), in
     /// the order first seen. Get entries for them (one callout), add them to
@@ -46,10 +51,11 @@ pub enum MaskOutcome {
 impl std::fmt::Debug for MaskOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MaskOutcome::Masked { body, stats } => f
+            MaskOutcome::Masked { body, stats, used } => f
                 .debug_struct("Masked")
                 .field("body_bytes", &body.as_ref().map(Vec::len))
                 .field("stats", stats)
+                .field("used", &used.len())
                 .finish(),
             MaskOutcome::NeedEntries { values } => f
                 .debug_struct("NeedEntries")
@@ -67,6 +73,8 @@ pub enum TextsOutcome {
     Masked {
         texts: Vec<Option<String>>,
         stats: MaskStats,
+        /// As [`MaskOutcome::Masked::used`].
+        used: Vec<(Slot, EntryId)>,
     },
     /// Distinct new values, as for [`MaskOutcome::NeedEntries`].
     NeedEntries { values: Vec<NewValue> },
@@ -75,7 +83,7 @@ pub enum TextsOutcome {
 impl std::fmt::Debug for TextsOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TextsOutcome::Masked { texts, stats } => f
+            TextsOutcome::Masked { texts, stats, .. } => f
                 .debug_struct("Masked")
                 .field("changed", &texts.iter().filter(|t| t.is_some()).count())
                 .field("stats", stats)
@@ -124,6 +132,8 @@ struct Run<'m> {
     options: MaskOptions,
     new_values: NewValues,
     stats: MaskStats,
+    /// Every entry a text of this request was masked with.
+    used: Vec<(Slot, EntryId)>,
 }
 
 impl Masker {
@@ -186,6 +196,7 @@ impl Masker {
             options,
             new_values: NewValues::default(),
             stats: MaskStats::default(),
+            used: Vec::new(),
         };
         let body = match provider.body_format() {
             BodyFormat::Text => {
@@ -207,6 +218,7 @@ impl Masker {
         Ok(MaskOutcome::Masked {
             body,
             stats: run.stats,
+            used: run.into_used(),
         })
     }
 
@@ -230,6 +242,7 @@ impl Masker {
             options,
             new_values: NewValues::default(),
             stats: MaskStats::default(),
+            used: Vec::new(),
         };
         let mut out = Vec::with_capacity(texts.len());
         for text in texts {
@@ -250,6 +263,7 @@ impl Masker {
         Ok(TextsOutcome::Masked {
             texts: out,
             stats: run.stats,
+            used: run.into_used(),
         })
     }
 
@@ -295,6 +309,12 @@ impl Masker {
 }
 
 impl Run<'_> {
+    fn into_used(mut self) -> Vec<(Slot, EntryId)> {
+        self.used.sort_unstable();
+        self.used.dedup();
+        self.used
+    }
+
     fn json_body(
         &mut self,
         provider: ProviderRef,
@@ -426,6 +446,7 @@ impl Run<'_> {
             );
             self.stats.values_masked += masking.values_masked;
             self.stats.redacted += masking.redacted;
+            self.used.extend_from_slice(&masking.used);
         }
         acc.absorb_counts(&masking);
         let Some(masked) = &masking.masked else {
@@ -647,7 +668,10 @@ impl Run<'_> {
         let key = (self.memo.is_enabled() && text.len() >= MIN_MEMO_LEN)
             .then(|| self.memo.key(context, text));
         if let Some(key) = key {
-            if let Some(hit) = self.memo.get(key, text, self.index, want_used) {
+            if let Some(hit) = self
+                .memo
+                .get(key, text, self.index, want_used, &mut self.used)
+            {
                 self.stats.memo_hits += 1;
                 self.stats.values_masked += hit.values_masked;
                 return Ok(hit);
@@ -657,6 +681,7 @@ impl Run<'_> {
             TextContext::Text => self.text(text, plain_source),
             TextContext::JsonText => self.json_text(text, depth + 1)?,
         };
+        self.used.extend_from_slice(&masking.used);
         if let Some(key) = key {
             self.memo.insert(key, &masking, self.index);
         }

@@ -128,12 +128,14 @@ impl MaskMemo {
     /// id, and no value added to the vault since it was stored is written in
     /// `text` (a text that could hide one behind a reading or an escape
     /// is not served once any value was added). A stale entry is dropped.
+    /// A hit's entries are added to `used_sink` (the request's scope).
     pub(crate) fn get(
         &mut self,
         key: u128,
         text: &str,
         index: &SnapshotIndex,
         want_used: bool,
+        used_sink: &mut Vec<(Slot, EntryId)>,
     ) -> Option<TextMasking> {
         let entry = self.entries.get_mut(&key)?;
         if !still_valid(entry, text, index) {
@@ -142,6 +144,7 @@ impl MaskMemo {
         }
         entry.epoch = index.add_epoch();
         entry.tick = self.next_tick;
+        used_sink.extend_from_slice(&entry.used);
         let hit = TextMasking {
             masked: entry.masked.clone().map(MaskedText::Shared),
             plain: entry.plain,

@@ -2,10 +2,12 @@
 
 use super::fragment::restore_whole;
 use super::held_text::{held_by_retired, Escaping, HeldText};
+use super::policy::{Admit, RestoreView, UrlRule};
+use super::url_tracker::UrlTracker;
 use super::RestoreStats;
 use crate::json::{Document, NodeId, Splice};
 use crate::provider::REGISTRY;
-use crate::snapshot::{SnapshotIndex, VaultMatch};
+use crate::snapshot::VaultMatch;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -14,36 +16,52 @@ use std::ops::Range;
 /// changed. Strings under a key any provider signs
 /// ([`crate::provider::Provider::sealed_answer_keys`]) are left as they
 /// are, whatever the request's provider: an answer need not match its path.
-pub fn restore_body(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
+///
+/// `view`: a [`RestoreView`] (what may be restored, and into URLs), or an
+/// index for every active surrogate anywhere.
+pub fn restore_body<'a>(
+    view: impl Into<RestoreView<'a>>,
+    body: &[u8],
+) -> (Option<Vec<u8>>, RestoreStats) {
+    let view = &view.into();
     if looks_like_json(body) {
         if let Ok(doc) = Document::parse(body) {
-            return restore_document(index, &doc);
+            return restore_document(view, &doc);
         }
     }
-    restore_bytes_as_text(index, body)
+    restore_bytes_as_text(view, body)
 }
 
-/// Restores a plain text.
-pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, RestoreStats) {
+/// Restores a plain text (`view` as for [`restore_body`]).
+pub fn restore_text<'a, 't>(
+    view: impl Into<RestoreView<'a>>,
+    text: &'t str,
+) -> (Cow<'t, str>, RestoreStats) {
+    let view = &view.into();
     let mut matches = Vec::new();
-    index.find_surrogates(text, &mut matches);
+    view.find_surrogates(text, &mut matches);
     let mut retired = Vec::new();
-    index.find_retired(text, &mut retired);
+    view.find_retired(text, &mut retired);
     let mut stats = RestoreStats {
-        restored: 0,
         declined_retired: retired.len(),
+        ..RestoreStats::default()
     };
     if matches.is_empty() {
         return (Cow::Borrowed(text), stats);
     }
     let mut out = String::with_capacity(text.len() + 16);
     let mut pos = 0;
+    let mut urls = WholeTextUrls::new(view);
     for m in &matches {
         if held_by_retired(text, &retired, m.start, m.end) {
             continue;
         }
-        let Some(entry) = index.entry(m.slot) else {
-            continue;
+        let entry = match view.admit(m.slot, urls.verdict_at(text, m.start)) {
+            Admit::Restore(entry) => entry,
+            other => {
+                stats.count_declined(&other);
+                continue;
+            }
         };
         out.push_str(&text[pos..m.start]);
         out.push_str(entry.value);
@@ -57,6 +75,34 @@ pub fn restore_text<'t>(index: &SnapshotIndex, text: &'t str) -> (Cow<'t, str>, 
     (Cow::Owned(out), stats)
 }
 
+/// URLs in a whole text, read up to each surrogate in turn (nothing read
+/// when the view restores into any URL).
+struct WholeTextUrls<'v> {
+    rule: Option<&'v UrlRule>,
+    tracker: UrlTracker,
+    read_to: usize,
+}
+
+impl<'v> WholeTextUrls<'v> {
+    fn new(view: &'v RestoreView<'_>) -> Self {
+        WholeTextUrls {
+            rule: view.tracks_urls().then(|| view.urls()),
+            tracker: UrlTracker::default(),
+            read_to: 0,
+        }
+    }
+
+    /// The URL verdict at `at` of `text` (positions asked in order).
+    fn verdict_at(&mut self, text: &str, at: usize) -> Option<bool> {
+        let rule = self.rule?;
+        if at > self.read_to {
+            self.tracker.advance(&text[self.read_to..at], rule);
+            self.read_to = at;
+        }
+        self.tracker.verdict()
+    }
+}
+
 fn looks_like_json(body: &[u8]) -> bool {
     matches!(
         body.iter().find(|b| !b.is_ascii_whitespace()),
@@ -64,13 +110,12 @@ fn looks_like_json(body: &[u8]) -> bool {
     )
 }
 
-fn restore_document(index: &SnapshotIndex, doc: &Document<'_>) -> (Option<Vec<u8>>, RestoreStats) {
+fn restore_document(view: &RestoreView<'_>, doc: &Document<'_>) -> (Option<Vec<u8>>, RestoreStats) {
     let mut stats = RestoreStats::default();
     let mut splice = Splice::new();
     let mut scratch = StringScratch::default();
     for id in doc.strings() {
-        if let Some((span, replacement)) = restore_string(index, doc, id, &mut scratch, &mut stats)
-        {
+        if let Some((span, replacement)) = restore_string(view, doc, id, &mut scratch, &mut stats) {
             splice.replace(span, replacement);
         }
     }
@@ -98,7 +143,7 @@ pub(crate) struct StringScratch {
 /// Restores one string value of `doc` whole: its new raw body (inside the
 /// quotes) when it changed. Sealed reasoning is skipped.
 pub(crate) fn restore_string(
-    index: &SnapshotIndex,
+    view: &RestoreView<'_>,
     doc: &Document<'_>,
     id: NodeId,
     scratch: &mut StringScratch,
@@ -117,7 +162,7 @@ pub(crate) fn restore_string(
         // JSON inside a string (tool-call arguments): restored as JSON text,
         // then escaped again as this string's body.
         let mut restored = Vec::new();
-        let got = restore_whole(index, &text, &mut restored);
+        let got = restore_whole(view, &text, &mut restored);
         *stats += got;
         if got.restored == 0 {
             return None;
@@ -129,23 +174,23 @@ pub(crate) fn restore_string(
     }
     // The common case: no surrogate at all, nothing allocated.
     scratch.matches.clear();
-    index.find_surrogates(&text, &mut scratch.matches);
+    view.find_surrogates(&text, &mut scratch.matches);
     if scratch.matches.is_empty() {
-        stats.declined_retired += count_retired(index, &text);
+        stats.declined_retired += count_retired(view, &text);
         return None;
     }
     if !doc.is_escaped(id) {
         // No escape: the text is the raw body, so the matches already found
         // place the edits (what the held run would find again after an
         // identity decode).
-        let (out, got) = splice_unescaped(index, raw, &scratch.matches);
+        let (out, got) = splice_unescaped(view, raw, &scratch.matches);
         *stats += got;
         return out.map(|out| (doc.span(id), out));
     }
     // Rewrite the raw body, keeping its escapes where nothing changes.
     let mut run = HeldText::new(Escaping::JsonString);
     let mut out = Vec::with_capacity(raw.len() + 16);
-    let got = run.restore_all(index, raw, &mut out);
+    let got = run.restore_all(view, raw, &mut out);
     *stats += got;
     (got.restored > 0).then(|| (doc.span(id), out))
 }
@@ -155,24 +200,29 @@ pub(crate) fn restore_string(
 /// surrogate is replaced by its value, JSON-escaped. The same result as
 /// [`HeldText::restore_all`] on a [`Escaping::JsonString`] run.
 fn splice_unescaped(
-    index: &SnapshotIndex,
+    view: &RestoreView<'_>,
     raw: &str,
     matches: &[VaultMatch],
 ) -> (Option<Vec<u8>>, RestoreStats) {
     let mut retired = Vec::new();
-    index.find_retired(raw, &mut retired);
+    view.find_retired(raw, &mut retired);
     let mut stats = RestoreStats {
-        restored: 0,
         declined_retired: retired.len(),
+        ..RestoreStats::default()
     };
     let mut out = Vec::with_capacity(raw.len() + 16);
     let mut pos = 0;
+    let mut urls = WholeTextUrls::new(view);
     for m in matches {
         if held_by_retired(raw, &retired, m.start, m.end) {
             continue;
         }
-        let Some(entry) = index.entry(m.slot) else {
-            continue;
+        let entry = match view.admit(m.slot, urls.verdict_at(raw, m.start)) {
+            Admit::Restore(entry) => entry,
+            other => {
+                stats.count_declined(&other);
+                continue;
+            }
         };
         out.extend_from_slice(&raw.as_bytes()[pos..m.start]);
         crate::json::encode_into(entry.value, &mut out);
@@ -191,21 +241,21 @@ pub(crate) fn starts_json_text(text: &str) -> bool {
     matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
 }
 
-fn count_retired(index: &SnapshotIndex, text: &str) -> usize {
+fn count_retired(view: &RestoreView<'_>, text: &str) -> usize {
     let mut spans = Vec::new();
-    index.find_retired(text, &mut spans);
+    view.find_retired(text, &mut spans);
     spans.len()
 }
 
 /// Not JSON: each valid UTF-8 run is restored as text; other bytes are kept.
-fn restore_bytes_as_text(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
+fn restore_bytes_as_text(view: &RestoreView<'_>, body: &[u8]) -> (Option<Vec<u8>>, RestoreStats) {
     let mut stats = RestoreStats::default();
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut pos = 0;
     for chunk in body.utf8_chunks() {
         let valid = chunk.valid();
-        let (restored, got) = restore_text(index, valid);
+        let (restored, got) = restore_text(view, valid);
         stats += got;
         if let Cow::Owned(text) = restored {
             let buf = out.get_or_insert_with(|| Vec::with_capacity(body.len() + 64));
@@ -225,6 +275,8 @@ fn restore_bytes_as_text(index: &SnapshotIndex, body: &[u8]) -> (Option<Vec<u8>>
 mod tests {
     use super::*;
     use crate::keyed_hash::{entry_id, retired_hash};
+    use crate::restore::{RequestScope, UrlRule};
+    use crate::snapshot::SnapshotIndex;
     use crate::text::lead_bucket;
     use crate::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
     use crate::Kind;
@@ -260,10 +312,25 @@ mod tests {
         .expect("index")
     }
 
-    /// The unescaped fast path gives the held run's bytes and counts.
+    /// The unescaped fast path gives the held run's bytes and counts,
+    /// whatever the scope and the URL rule.
     #[test]
     fn unescaped_splice_equals_the_held_run() {
         let index = index();
+        let mut scope = RequestScope::default();
+        let kira = index.by_value("Mario").expect("entry");
+        scope.extend(&[(kira.slot, kira.id)]);
+        let views = [
+            RestoreView::vault(&index),
+            RestoreView::new(&index, Some(&scope), &UrlRule::Never),
+            RestoreView::new(&index, None, &UrlRule::Never),
+        ];
+        for view in &views {
+            splice_equals_held_run(view);
+        }
+    }
+
+    fn splice_equals_held_run(view: &RestoreView<'_>) {
         let pieces = [
             "",
             " ",
@@ -278,17 +345,19 @@ mod tests {
             "é",
             ",",
             "日本",
+            "https://a.example/",
+            "](",
         ];
         for a in pieces {
             for b in pieces {
                 for pad in 0..9 {
                     let raw = format!("{}{a} {b}{a}", "z ".repeat(pad / 2) + &"y".repeat(pad % 2));
                     let mut matches = Vec::new();
-                    index.find_surrogates(&raw, &mut matches);
-                    let (fast, fast_stats) = splice_unescaped(&index, &raw, &matches);
+                    view.find_surrogates(&raw, &mut matches);
+                    let (fast, fast_stats) = splice_unescaped(view, &raw, &matches);
                     let mut held = Vec::new();
                     let held_stats =
-                        HeldText::new(Escaping::JsonString).restore_all(&index, &raw, &mut held);
+                        HeldText::new(Escaping::JsonString).restore_all(view, &raw, &mut held);
                     assert_eq!(fast_stats, held_stats, "pad {pad}");
                     match fast {
                         Some(fast) => assert_eq!(fast, held, "pad {pad}"),

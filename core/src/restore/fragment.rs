@@ -11,8 +11,8 @@
 //! stream restores exactly as its whole answer does.
 
 use super::held_text::{Escaping, HeldText};
+use super::policy::RestoreView;
 use super::RestoreStats;
-use crate::snapshot::SnapshotIndex;
 
 /// One text restored fragment by fragment.
 pub(crate) struct FragmentRestorer {
@@ -22,7 +22,7 @@ pub(crate) struct FragmentRestorer {
 enum Mode {
     /// Only whitespace so far.
     Undecided,
-    Plain(HeldText),
+    Plain(Box<HeldText>),
     Json(Box<JsonText>),
 }
 
@@ -57,7 +57,7 @@ impl FragmentRestorer {
     /// Adds a fragment; appends to `out` the restored text that is final.
     pub(crate) fn push(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         mut text: &str,
         out: &mut Vec<u8>,
     ) -> RestoreStats {
@@ -75,24 +75,24 @@ impl FragmentRestorer {
                         string: HeldText::new(Escaping::JsonString),
                     }))
                 }
-                Some(_) => self.mode = Mode::Plain(HeldText::new(Escaping::Plain)),
+                Some(_) => self.mode = Mode::Plain(Box::new(HeldText::new(Escaping::Plain))),
             }
         }
         match &mut self.mode {
             Mode::Undecided => RestoreStats::default(),
-            Mode::Plain(run) => run.push(index, text, out),
-            Mode::Json(json) => json.push(index, text, out),
+            Mode::Plain(run) => run.push(view, text, out),
+            Mode::Json(json) => json.push(view, text, out),
         }
     }
 
     /// The text ends: appends everything held.
-    pub(crate) fn finish(&mut self, index: &SnapshotIndex, out: &mut Vec<u8>) -> RestoreStats {
+    pub(crate) fn finish(&mut self, view: &RestoreView<'_>, out: &mut Vec<u8>) -> RestoreStats {
         let stats = match &mut self.mode {
             Mode::Undecided => RestoreStats::default(),
-            Mode::Plain(run) => run.finish(index, out),
+            Mode::Plain(run) => run.finish(view, out),
             Mode::Json(json) => {
-                let mut stats = json.between.finish(index, out);
-                stats += json.string.finish(index, out);
+                let mut stats = json.between.finish(view, out);
+                stats += json.string.finish(view, out);
                 stats
             }
         };
@@ -102,30 +102,30 @@ impl FragmentRestorer {
 }
 
 impl JsonText {
-    fn push(&mut self, index: &SnapshotIndex, text: &str, out: &mut Vec<u8>) -> RestoreStats {
+    fn push(&mut self, view: &RestoreView<'_>, text: &str, out: &mut Vec<u8>) -> RestoreStats {
         let mut stats = RestoreStats::default();
         let mut rest = text;
         while !rest.is_empty() {
             if self.in_string {
                 match self.closing_quote(rest) {
                     Some(at) => {
-                        stats += self.string.push(index, &rest[..at], out);
-                        stats += self.string.finish(index, out);
+                        stats += self.string.push(view, &rest[..at], out);
+                        stats += self.string.finish(view, out);
                         out.push(b'"');
                         self.in_string = false;
                         self.between.restart();
                         rest = &rest[at + 1..];
                     }
                     None => {
-                        stats += self.string.push(index, rest, out);
+                        stats += self.string.push(view, rest, out);
                         rest = "";
                     }
                 }
             } else {
                 match rest.find('"') {
                     Some(at) => {
-                        stats += self.between.push(index, &rest[..at], out);
-                        stats += self.between.finish(index, out);
+                        stats += self.between.push(view, &rest[..at], out);
+                        stats += self.between.finish(view, out);
                         out.push(b'"');
                         self.in_string = true;
                         self.escaped = false;
@@ -133,7 +133,7 @@ impl JsonText {
                         rest = &rest[at + 1..];
                     }
                     None => {
-                        stats += self.between.push(index, rest, out);
+                        stats += self.between.push(view, rest, out);
                         rest = "";
                     }
                 }
@@ -159,9 +159,9 @@ impl JsonText {
 }
 
 /// Restores a whole text at once with the same rules as a stream.
-pub(crate) fn restore_whole(index: &SnapshotIndex, text: &str, out: &mut Vec<u8>) -> RestoreStats {
+pub(crate) fn restore_whole(view: &RestoreView<'_>, text: &str, out: &mut Vec<u8>) -> RestoreStats {
     let mut fragment = FragmentRestorer::default();
-    let mut stats = fragment.push(index, text, out);
-    stats += fragment.finish(index, out);
+    let mut stats = fragment.push(view, text, out);
+    stats += fragment.finish(view, out);
     stats
 }

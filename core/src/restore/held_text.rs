@@ -7,9 +7,11 @@
 //! text keeps the bytes it came with; only a restored surrogate is replaced,
 //! by its value escaped the way the run is written.
 
+use super::policy::{Admit, RestoreView};
+use super::url_tracker::UrlTracker;
 use super::RestoreStats;
 use crate::json::encode_into;
-use crate::snapshot::{SnapshotIndex, VaultMatch};
+use crate::snapshot::VaultMatch;
 
 /// How a run of text is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +37,8 @@ pub(crate) struct HeldText {
     /// The end of the decoded text already emitted (at most [`LOOKBEHIND`]
     /// bytes, cut on a char boundary).
     before: String,
+    /// Where the emitted text leaves off in URLs.
+    urls: UrlTracker,
     // Scratch space reused between calls.
     search: String,
     raw_at: Vec<usize>,
@@ -48,6 +52,7 @@ impl HeldText {
             escaping,
             held: String::new(),
             before: String::new(),
+            urls: UrlTracker::default(),
             search: String::new(),
             raw_at: Vec::new(),
             matches: Vec::new(),
@@ -64,45 +69,46 @@ impl HeldText {
     /// (after a quote, say, which is never part of a word).
     pub(crate) fn restart(&mut self) {
         self.before.clear();
+        self.urls.reset();
     }
 
     /// Adds `raw` to the run and emits into `out` everything that is final.
     pub(crate) fn push(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         raw: &str,
         out: &mut Vec<u8>,
     ) -> RestoreStats {
         self.held.push_str(raw);
-        self.emit(index, false, out)
+        self.emit(view, false, out)
     }
 
     /// The run ends here (the end is a word boundary): emits everything held.
-    pub(crate) fn finish(&mut self, index: &SnapshotIndex, out: &mut Vec<u8>) -> RestoreStats {
-        let stats = self.emit(index, true, out);
-        self.before.clear();
+    pub(crate) fn finish(&mut self, view: &RestoreView<'_>, out: &mut Vec<u8>) -> RestoreStats {
+        let stats = self.emit(view, true, out);
+        self.restart();
         stats
     }
 
     /// Restores a whole run at once (nothing held before, nothing after).
     pub(crate) fn restore_all(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         raw: &str,
         out: &mut Vec<u8>,
     ) -> RestoreStats {
         self.held.push_str(raw);
-        self.finish(index, out)
+        self.finish(view, out)
     }
 
-    fn emit(&mut self, index: &SnapshotIndex, at_end: bool, out: &mut Vec<u8>) -> RestoreStats {
+    fn emit(&mut self, view: &RestoreView<'_>, at_end: bool, out: &mut Vec<u8>) -> RestoreStats {
         let mut stats = RestoreStats::default();
         if self.held.is_empty() {
             return stats;
         }
         // With no active surrogate, nothing can need holding (not even an
         // escape cut in the middle): pass the text as it came.
-        let at_end = at_end || index.max_surrogate_len() == 0;
+        let at_end = at_end || view.max_surrogate_len() == 0;
         // The text searched: what was emitted before (retired surrogates
         // may have started there), then the held text decoded. Active
         // surrogates are looked for from the last char emitted (word
@@ -127,14 +133,17 @@ impl HeldText {
         let mut cut = if at_end {
             decoded_end
         } else {
-            ctx + index.surrogate_holdback(active_text)
+            ctx + view.surrogate_holdback(active_text)
         }
         .clamp(before, decoded_end);
         self.matches.clear();
-        index.find_surrogates(active_text, &mut self.matches);
+        view.find_surrogates(active_text, &mut self.matches);
         self.retired.clear();
-        index.find_retired(&self.search, &mut self.retired);
+        view.find_retired(&self.search, &mut self.retired);
         let mut raw_pos = 0;
+        let track_urls = view.tracks_urls();
+        // The URL tracker has read the text up to `url_at` (of `search`).
+        let mut url_at = before;
         for m in &self.matches {
             let (start, end) = (ctx + m.start, ctx + m.end);
             if start < before {
@@ -148,8 +157,21 @@ impl HeldText {
             if held_by_retired(&self.search, &self.retired, start, end) {
                 continue; // part of a retired surrogate: left as written
             }
-            let Some(entry) = index.entry(m.slot) else {
-                continue;
+            let in_url = if track_urls {
+                if start > url_at {
+                    self.urls.advance(&self.search[url_at..start], view.urls());
+                    url_at = start;
+                }
+                self.urls.verdict()
+            } else {
+                None
+            };
+            let entry = match view.admit(m.slot, in_url) {
+                Admit::Restore(entry) => entry,
+                other => {
+                    stats.count_declined(&other);
+                    continue;
+                }
             };
             let raw_start = self.raw_at[start - before];
             out.extend_from_slice(&self.held.as_bytes()[raw_pos..raw_start]);
@@ -166,6 +188,9 @@ impl HeldText {
             self.raw_at[cut - before]
         };
         out.extend_from_slice(&self.held.as_bytes()[raw_pos..raw_cut]);
+        if track_urls && cut > url_at {
+            self.urls.advance(&self.search[url_at..cut], view.urls());
+        }
         // A retired surrogate is counted once: when its end is emitted.
         stats.declined_retired = self
             .retired

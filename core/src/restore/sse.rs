@@ -16,12 +16,12 @@
 
 use super::body::{restore_string, StringScratch};
 use super::fragment::FragmentRestorer;
+use super::policy::RestoreView;
 use super::sse_frame::{SseEvent, SseFramer, SseLine};
 use super::RestoreStats;
 use crate::json::{encode_into, Document};
 use crate::provider::stream_slots::{EventSlots, SlotEnd, SlotKey};
 use crate::provider::{ProviderRef, GENERIC_JSON};
-use crate::snapshot::SnapshotIndex;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -58,21 +58,34 @@ impl SseRestorer {
     }
 
     /// Feeds a network chunk; appends to `out` what can be forwarded now.
-    pub fn push(&mut self, index: &SnapshotIndex, chunk: &[u8], out: &mut Vec<u8>) -> RestoreStats {
+    /// `view` as for [`super::restore_body`]; give every call of one answer
+    /// the same scope and URL rule.
+    pub fn push<'a>(
+        &mut self,
+        view: impl Into<RestoreView<'a>>,
+        chunk: &[u8],
+        out: &mut Vec<u8>,
+    ) -> RestoreStats {
+        let view = &view.into();
         let mut stats = RestoreStats::default();
         let SseRestorer { framer, slots } = self;
         framer.push(chunk, |event| {
-            stats += slots.event(index, &event, false, out)
+            stats += slots.event(view, &event, false, out)
         });
         stats
     }
 
     /// End of stream: flushes everything held.
-    pub fn finish(&mut self, index: &SnapshotIndex, out: &mut Vec<u8>) -> RestoreStats {
+    pub fn finish<'a>(
+        &mut self,
+        view: impl Into<RestoreView<'a>>,
+        out: &mut Vec<u8>,
+    ) -> RestoreStats {
+        let view = &view.into();
         let mut stats = RestoreStats::default();
         let SseRestorer { framer, slots } = self;
-        framer.finish(|event| stats += slots.event(index, &event, true, out));
-        stats += slots.end(index, &[SlotEnd::All], &[], out);
+        framer.finish(|event| stats += slots.event(view, &event, true, out));
+        stats += slots.end(view, &[SlotEnd::All], &[], out);
         stats
     }
 
@@ -119,7 +132,7 @@ impl SlotTable {
     /// Handles one complete event (or, with `end_all`, the stream's last one).
     fn event(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         event: &SseEvent<'_>,
         end_all: bool,
         out: &mut Vec<u8>,
@@ -140,17 +153,17 @@ impl SlotTable {
         let Some(doc) = doc else {
             let mut stats = RestoreStats::default();
             if end_all || data.as_ref() == b"[DONE]" {
-                stats += self.end(index, &[SlotEnd::All], &[], out);
+                stats += self.end(view, &[SlotEnd::All], &[], out);
             }
             out.extend_from_slice(event.raw);
             return stats;
         };
-        self.json_event(index, event, &lines, &doc, end_all, out)
+        self.json_event(view, event, &lines, &doc, end_all, out)
     }
 
     fn json_event(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         event: &SseEvent<'_>,
         lines: &[SseLine],
         doc: &Document<'_>,
@@ -171,7 +184,7 @@ impl SlotTable {
         }
         let here: Vec<SlotKey> = shape.deltas.iter().map(|(k, _)| k.clone()).collect();
         // Slots that end here without a delta in this event flush first.
-        let mut stats = self.end(index, &ends, &here, out);
+        let mut stats = self.end(view, &ends, &here, out);
 
         let mut edits = Vec::new();
         for (key, node) in &shape.deltas {
@@ -181,9 +194,9 @@ impl SlotTable {
             let ending = ends.iter().any(|end| end.covers(key));
             let slot = self.slot(key);
             let mut restored = Vec::with_capacity(text.len());
-            stats += slot.text.push(index, &text, &mut restored);
+            stats += slot.text.push(view, &text, &mut restored);
             if ending {
-                stats += slot.text.finish(index, &mut restored);
+                stats += slot.text.finish(view, &mut restored);
             }
             let bytes = if restored == text.as_bytes() {
                 doc.raw(*node).to_vec()
@@ -203,7 +216,7 @@ impl SlotTable {
                 continue;
             }
             if let Some((span, bytes)) =
-                restore_string(index, doc, id, &mut self.scratch, &mut stats)
+                restore_string(view, doc, id, &mut self.scratch, &mut stats)
             {
                 edits.push(Edit {
                     span,
@@ -248,7 +261,7 @@ impl SlotTable {
     /// out as a delta event cloned from their last one.
     fn end(
         &mut self,
-        index: &SnapshotIndex,
+        view: &RestoreView<'_>,
         ends: &[SlotEnd],
         except: &[SlotKey],
         out: &mut Vec<u8>,
@@ -261,7 +274,7 @@ impl SlotTable {
                 continue;
             }
             let mut rest = Vec::new();
-            stats += slot.text.finish(index, &mut rest);
+            stats += slot.text.finish(view, &mut rest);
             if let (false, Some(template)) = (rest.is_empty(), &slot.template) {
                 synthesize(template, &slot.key, &rest, out);
             }

@@ -93,6 +93,24 @@ fn every_error_names_its_field() {
             "feedWaitMs",
         ),
         (
+            &format!(r#"{{{BASE}, "restoreScope": "everything"}}"#),
+            "restoreScope",
+        ),
+        (
+            &format!(r#"{{{BASE}, "restoreIntoUrls": "yes"}}"#),
+            "restoreIntoUrls",
+        ),
+        (
+            &format!(
+                r#"{{{BASE}, "restoreIntoUrls": ["docs.example.com", "https://x.example/p"]}}"#
+            ),
+            "restoreIntoUrls[1]",
+        ),
+        (
+            &format!(r#"{{{BASE}, "restoreIntoUrls": [7]}}"#),
+            "restoreIntoUrls[0]",
+        ),
+        (
             &format!(r#"{{{BASE}, "feedWaitMs": "soon"}}"#),
             "feedWaitMs",
         ),
@@ -203,4 +221,27 @@ fn errors_never_quote_the_token_or_a_dictionary_entry() {
     let config =
         parse(r#"{"controlCluster": "ctl", "gatewayToken": "secret-token-value"}"#).unwrap();
     assert!(!format!("{config:?}").contains("secret-token-value"));
+}
+
+#[test]
+fn restore_is_scoped_to_the_request_and_kept_out_of_urls_by_default() {
+    use crate::config::RestoreScopeMode;
+    use latet_core::restore::{HostPattern, UrlRule};
+    let config = parse(&format!("{{{BASE}}}")).unwrap();
+    assert_eq!(config.restore_scope, RestoreScopeMode::Request);
+    assert_eq!(config.restore_into_urls, UrlRule::Never);
+    let config = parse(&format!(
+        r#"{{{BASE}, "restoreScope": "vault", "restoreIntoUrls": ["Docs.Example.com", "*.cdn.example"]}}"#
+    ))
+    .unwrap();
+    assert_eq!(config.restore_scope, RestoreScopeMode::Vault);
+    assert_eq!(
+        config.restore_into_urls,
+        UrlRule::Hosts(vec![
+            HostPattern::parse("docs.example.com").unwrap(),
+            HostPattern::parse("*.cdn.example").unwrap(),
+        ])
+    );
+    let config = parse(&format!(r#"{{{BASE}, "restoreIntoUrls": true}}"#)).unwrap();
+    assert_eq!(config.restore_into_urls, UrlRule::Any);
 }

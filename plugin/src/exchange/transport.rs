@@ -9,7 +9,8 @@ use crate::host::{Host, HostError};
 use crate::reply::Refusal;
 use latet_core::mask::transport::{header_kept, rewrite_target, target_pieces, TargetPiece};
 use latet_core::mask::{MaskOptions, TextsOutcome};
-use latet_core::wire::NewValue;
+use latet_core::snapshot::Slot;
+use latet_core::wire::{EntryId, NewValue};
 use latet_core::CoreError;
 
 /// Headers or trailers.
@@ -23,7 +24,11 @@ pub(super) enum Section {
 #[derive(Debug)]
 pub(super) enum SectionOutcome {
     /// Examined; anything found is masked in place.
-    Done { values_masked: usize },
+    /// `used`: the entries its masking used (the answer's restore scope).
+    Done {
+        values_masked: usize,
+        used: Vec<(Slot, EntryId)>,
+    },
     /// New values need entries first (headers only).
     NeedEntries(Vec<NewValue>),
     /// The request must be refused.
@@ -98,9 +103,9 @@ pub(super) fn mask_section(
         list.extend(pieces.iter().map(|p| p.decoded.as_str()));
     }
     let outcome = vault.mask_texts(&list, MaskOptions { redact_new })?;
-    let (masked, stats) = match outcome {
+    let (masked, stats, used) = match outcome {
         TextsOutcome::NeedEntries { values } => return Ok(SectionOutcome::NeedEntries(values)),
-        TextsOutcome::Masked { texts, stats } => (texts, stats),
+        TextsOutcome::Masked { texts, stats, used } => (texts, stats, used),
     };
     if masked[..values_at].iter().any(Option::is_some) {
         return Ok(SectionOutcome::Refuse(Refusal::ValueInHeader));
@@ -148,5 +153,6 @@ pub(super) fn mask_section(
     }
     Ok(SectionOutcome::Done {
         values_masked: stats.values_masked + stats.redacted,
+        used,
     })
 }

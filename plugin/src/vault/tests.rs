@@ -18,7 +18,9 @@ fn masked(vault: &mut WorkerVault, text: &str) -> (String, MaskStats) {
         )
         .unwrap()
     {
-        MaskOutcome::Masked { body: out, stats } => (
+        MaskOutcome::Masked {
+            body: out, stats, ..
+        } => (
             String::from_utf8(out.unwrap_or_else(|| body.into_bytes())).unwrap(),
             stats,
         ),
