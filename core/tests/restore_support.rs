@@ -3,7 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::restore::{RestoreStats, SseRestorer};
+use latet_core::restore::{RestoreStats, RestoreView, SseRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
 use latet_core::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
@@ -96,11 +96,12 @@ pub fn vault_index() -> SnapshotIndex {
 }
 
 /// Restores `stream` fed in pieces cut at `cuts` (sorted, within bounds).
-pub fn restore_in_pieces(
-    index: &SnapshotIndex,
+pub fn restore_in_pieces<'a>(
+    index: impl Into<RestoreView<'a>>,
     stream: &[u8],
     cuts: &[usize],
 ) -> (Vec<u8>, RestoreStats) {
+    let index = index.into();
     let mut restorer = SseRestorer::new();
     let mut out = Vec::new();
     let mut stats = RestoreStats::default();
