@@ -10,7 +10,7 @@
 use host_tests::gateway::{chat_body, config, contains, CallKind, Gateway, Route};
 use host_tests::{Host, Vm};
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::restore::SseRestorer;
+use latet_core::restore::{RestoreView, SseRestorer, UrlRule};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
 use latet_core::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
@@ -79,15 +79,16 @@ fn vault_snapshot() -> (Snapshot, Vec<(String, String)>) {
 
 /// One exchange on `vm` whose answer is `pieces` (the last with end of
 /// stream); returns what went downstream.
-fn streamed(host: &Host, vm: &Vm, pieces: &[&[u8]]) -> Vec<u8> {
+/// `sent`: the request's user text (its values are the answer's restore
+/// scope).
+fn streamed(host: &Host, vm: &Vm, sent: &str, pieces: &[&[u8]]) -> Vec<u8> {
     let s = vm.new_http_stream().unwrap();
     s.request_headers(
         &[(":method", "POST"), (":path", "/v1/chat/completions")],
         false,
     )
     .unwrap();
-    s.request_body(&chat_body(&[("user", "hello")]), true)
-        .unwrap();
+    s.request_body(&chat_body(&[("user", sent)]), true).unwrap();
     assert!(s.request_complete(), "{}", host.dump());
     s.response_headers(
         &[(":status", "200"), ("content-type", "text/event-stream")],
@@ -115,11 +116,20 @@ fn every_cut_of_recorded_streams_restores_like_the_whole() {
     assert_eq!(gw.published_seq(), Some(0), "{}", host.dump());
     let vm = gw.worker(1);
     let native_index = SnapshotIndex::from_snapshot(snapshot).unwrap();
+    // The agent sent every value of the vault: all are in scope, so the
+    // filter restores as latet-core does with the whole vault (and no
+    // value into a URL, the default).
+    let sent = pairs
+        .iter()
+        .map(|(value, _)| value.as_str())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    let native_view = RestoreView::new(&native_index, None, &UrlRule::Never);
 
     for name in STREAMS {
         let stream = fixture(name);
         // The whole stream in one chunk, then Envoy's empty last call.
-        let whole = streamed(host, vm, &[&stream, b""]);
+        let whole = streamed(host, vm, &sent, &[&stream, b""]);
         assert_ne!(whole, stream, "{name}: something is restored");
         assert!(
             pairs
@@ -130,8 +140,8 @@ fn every_cut_of_recorded_streams_restores_like_the_whole() {
         // The filter's whole restore is latet-core's.
         let mut native = Vec::new();
         let mut restorer = SseRestorer::new();
-        restorer.push(&native_index, &stream, &mut native);
-        restorer.finish(&native_index, &mut native);
+        restorer.push(native_view, &stream, &mut native);
+        restorer.finish(native_view, &mut native);
         assert_eq!(
             String::from_utf8_lossy(&whole),
             String::from_utf8_lossy(&native),
@@ -140,7 +150,7 @@ fn every_cut_of_recorded_streams_restores_like_the_whole() {
         for cut in 1..stream.len() {
             host.clear_records();
             let (head, tail) = stream.split_at(cut);
-            let out = streamed(host, vm, &[head, tail, b""]);
+            let out = streamed(host, vm, &sent, &[head, tail, b""]);
             if out != whole {
                 panic!(
                     "{name} cut at byte {cut}: differs from the whole restore\n\

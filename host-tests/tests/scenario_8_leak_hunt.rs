@@ -10,8 +10,8 @@
 
 use host_tests::control::ControlService;
 use host_tests::gateway::{
-    answer_json, chat_answer, chat_body, config, surrogate_in_snapshot, Gateway, SNAPSHOT_PATH,
-    VM_ID,
+    answer_json, chat_answer, chat_body, config, contains, surrogate_in_snapshot, Gateway,
+    SNAPSHOT_PATH, VM_ID,
 };
 
 /// Values unlikely to appear anywhere else in a VM's memory.
@@ -133,6 +133,8 @@ fn after_a_forget_no_vm_memory_holds_the_value_or_its_old_surrogate() {
         in_flight.response_body(piece, false).unwrap();
     }
 
+    let delivered = in_flight.downstream_chunks().len();
+
     // Forget both values; every worker applies it.
     let values_json = serde_json::to_string(&VALUES).unwrap();
     let forgot = service.forget(&eraser, &values_json);
@@ -144,6 +146,22 @@ fn after_a_forget_no_vm_memory_holds_the_value_or_its_old_surrogate() {
         in_flight.response_body(piece, false).unwrap();
     }
     in_flight.response_body(b"", true).unwrap();
+    // The request sent both values (its restore scope holds their entries),
+    // but what is delivered after the forget restores neither: the scope
+    // names entries, and the forget removed them.
+    let tail = in_flight.downstream_chunks()[delivered..].concat();
+    for (n, value) in VALUES.iter().enumerate() {
+        assert!(
+            !contains(&tail, value.as_bytes()),
+            "value #{n} restored after the forget\n{}",
+            d()
+        );
+    }
+    assert!(
+        host.metric("latet_restore_declined_retired").unwrap_or(0) > 0,
+        "the held surrogate is declined\n{}",
+        d()
+    );
     in_flight.finish().unwrap();
     assert_eq!(
         host.metric("latet_forget_events_applied").unwrap_or(0),
