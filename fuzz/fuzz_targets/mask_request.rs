@@ -5,7 +5,7 @@
 //! value is left written in the output.
 #![no_main]
 
-use latet_core::provider::{self, ProviderRef};
+use latet_core::provider;
 use latet_fuzz::{json_strings, mask_resolving, masker, shape_of, values_in, Vault};
 use libfuzzer_sys::fuzz_target;
 

@@ -14,7 +14,7 @@
 
 use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
-use latet_core::provider::{self, ProviderRef};
+use latet_core::provider;
 use latet_core::restore::restore_body;
 use latet_core::snapshot::SnapshotIndex;
 use serde_json::json;
