@@ -295,11 +295,12 @@ while ((SECONDS < deadline)); do
 done
 latet_log "after the restart: $refused refused connections, $not_ready answers latet_vault_not_ready before the first served"
 restored="$(answer_text "$state/answer.json")"
-# S1's local part stays as written; its company domain's surrogate restores
-# (forgetting an address leaves the domain: rule V5, docs/product-rules.md#v5).
-echo_restored="$prefix${s1%@*}@${value#*@}$suffix"
+# S1 stays as written, domain included: it is retired, and the echo request
+# sent no value (restoreScope: request; with "vault" its company domain's
+# surrogate would restore, rule V5, docs/product-rules.md#v5).
+echo_restored="$echo_text"
 if ((served)) && [[ "$restored" == "$echo_restored" && "$restored" != *"$value"* ]]; then
-  pass "after the restart: the first answer echoing S1 leaves it as written but for its domain"
+  pass "after the restart: the first answer echoing S1 leaves it as written"
 else
   fail "after the restart: S1 was restored or no answer was served"
 fi
@@ -315,7 +316,7 @@ else
 fi
 status="$(chat "$echo_text" "$state/answer.json")"
 if [[ "$status" == 200 && "$(answer_text "$state/answer.json")" == "$echo_restored" ]]; then
-  pass "S1 echoed again still stays as written but for its domain"
+  pass "S1 echoed again still stays as written"
 else
   fail "S1 echoed again: status $status or restored"
 fi

@@ -200,10 +200,16 @@ def cmd_stream(args):
     print(json.dumps({"chunk_chars": args.chunk, "delay_ms": args.delay_ms, "results": out}))
 
 
-def chat_once(port, text, fresh=True):
-    """One whole chat request whose answer echoes `text`; the answer's text."""
+def chat_once(port, text, fresh=True, history=None):
+    """One whole chat request whose answer echoes `text`; the answer's text.
+    `history`: a user message resent before it (its values are what the
+    answer may restore: restoreScope request)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]})
+    messages = [{"role": "user", "content": text}]
+    if history is not None:
+        messages = [{"role": "user", "content": history},
+                    {"role": "assistant", "content": "Noted."}] + messages
+    body = json.dumps({"model": "m", "messages": messages})
     conn.request("POST", "/v1/chat/completions", body=body.encode(), headers={
         "Content-Type": "application/json", "Connection": "close" if fresh else "keep-alive"})
     resp = conn.getresponse()
@@ -264,7 +270,9 @@ def cmd_forget(args):
     checks_after = 0
     timeouts = 0
     for k, (value, surrogate) in enumerate(zip(values, surrogates)):
-        status, answer = chat_once(args.port, f"Please greet {surrogate} today.")
+        # The conversation resends the value: its surrogate is in scope.
+        history = f"My colleague is {value}."
+        status, answer = chat_once(args.port, f"Please greet {surrogate} today.", history=history)
         if status == 200 and answer is not None and value in answer:
             restored_before += 1
         base = read_counter(args.admin, counter)
@@ -292,9 +300,11 @@ def cmd_forget(args):
                 break
             time.sleep(0.001)
         # Every worker should now decline the retired surrogate: fresh
-        # connections land on workers at random.
+        # connections land on workers at random. The value resent in the
+        # history gets a new surrogate; a worker that missed the forget would
+        # mask it with the old one and restore it.
         for _ in range(args.verify):
-            status, answer = chat_once(args.port, f"Please greet {surrogate} today.")
+            status, answer = chat_once(args.port, f"Please greet {surrogate} today.", history=history)
             checks_after += 1
             if status == 200 and answer is not None and surrogate in answer and value not in answer:
                 declined_after += 1
