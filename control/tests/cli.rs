@@ -291,3 +291,176 @@ fn bad_arguments_print_a_short_usage_naming_the_mistake() {
         );
     }
 }
+
+/// `cmd` run in a real terminal (a pseudo-terminal from util-linux's
+/// `script`), with `answers` typed at it; its exit status and everything
+/// it printed.
+fn run_in_terminal(cmd: &Command, answers: &str) -> (i32, String) {
+    use std::io::Write;
+    let mut line = String::from("env");
+    for (name, value) in cmd.get_envs() {
+        let name = name.to_str().unwrap();
+        match value {
+            Some(value) => line.push_str(&format!(" {name}='{}'", value.to_str().unwrap())),
+            None => line.push_str(&format!(" -u {name}")),
+        }
+    }
+    line.push(' ');
+    line.push_str(&format!("'{}'", cmd.get_program().to_str().unwrap()));
+    for arg in cmd.get_args() {
+        line.push_str(&format!(" '{}'", arg.to_str().unwrap()));
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn keys_forget_drops_a_byte_order_mark_and_names_padded_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    server.entries(
+        &token,
+        &[
+            ("email", "mario.rossi@acme.it"),
+            ("email", "anna.bianchi@acme.it"),
+        ],
+    );
+    // As a spreadsheet saves it: a BOM, CRLF, a trailing space on line 3.
+    let file = dir.path().join("erasure.txt");
+    std::fs::write(
+        &file,
+        "\u{feff}mario.rossi@acme.it\r\n\r\nanna.bianchi@acme.it \r\n",
+    )
+    .unwrap();
+    let forget = |extra: &[&str]| {
+        let mut command = server.cli();
+        command
+            .args(["keys", "forget", "Shop", "--yes", "--file"])
+            .arg(&file)
+            .args(extra);
+        run(&mut command)
+    };
+
+    // --yes alone: refused, the line named, nothing sent.
+    let (code, stdout, stderr) = forget(&[]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("byte-order mark"), "{stderr}");
+    assert!(stderr.contains("(lines 3)"), "{stderr}");
+    assert!(
+        stderr.contains("--trim") && stderr.contains("--exact"),
+        "{stderr}"
+    );
+    assert!(server.admin_log("key.forgotten").is_empty());
+
+    // --exact: the padded value is sent as written and is unknown.
+    let (code, stdout, stderr) = forget(&["--exact"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("Forgotten: 1") && stdout.contains("Unknown: 1"),
+        "{stdout}"
+    );
+    let snapshot = server.snapshot(&token);
+    assert!(surrogate_of(&snapshot, "mario.rossi@acme.it").is_none());
+    assert!(surrogate_of(&snapshot, "anna.bianchi@acme.it").is_some());
+
+    // --trim: now it is found.
+    let (code, stdout, stderr) = forget(&["--trim"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Trimmed 1 values."), "{stderr}");
+    assert!(stdout.contains("Forgotten: 1"), "{stdout}");
+    assert!(surrogate_of(&server.snapshot(&token), "anna.bianchi@acme.it").is_none());
+    for out in [&stdout, &stderr] {
+        assert!(!out.contains("acme"), "a value was echoed: {out}");
+    }
+}
+
+#[test]
+fn keys_forget_in_a_terminal_asks_about_padded_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    server.entries(
+        &token,
+        &[
+            ("email", "mario.rossi@acme.it"),
+            ("phone", "+39 347 123 4567"),
+        ],
+    );
+    let file = dir.path().join("erasure.txt");
+    std::fs::write(
+        &file,
+        "\u{feff} mario.rossi@acme.it\n+39 347 123 4567\u{a0}\n",
+    )
+    .unwrap();
+    let mut command = server.cli();
+    command
+        .args(["keys", "forget", "Shop", "--file"])
+        .arg(&file);
+
+    // "x" to the whitespace question: nothing is sent.
+    let (code, out) = run_in_terminal(&command, "x\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lines 1, 2") && out.contains("Nothing sent."),
+        "{out}"
+    );
+    assert!(surrogate_of(&server.snapshot(&token), "mario.rossi@acme.it").is_some());
+
+    // "y" (trim), then "y" (forget): both values found.
+    let (code, out) = run_in_terminal(&command, "y\ny\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Dropped a byte-order mark"), "{out}");
+    assert!(out.contains("Trimmed 2 values."), "{out}");
+    assert!(out.contains("Forgotten: 2"), "{out}");
+    assert!(
+        !out.contains("acme") && !out.contains("347"),
+        "a value was echoed: {out}"
+    );
+    let snapshot = server.snapshot(&token);
+    assert!(surrogate_of(&snapshot, "mario.rossi@acme.it").is_none());
+    assert!(surrogate_of(&snapshot, "+39 347 123 4567").is_none());
+}
+
+#[test]
+fn keys_forget_checks_the_key_and_the_token_before_reading_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    server.create_key("Shop");
+    // The file does not exist: a check that came after reading would name it.
+    let missing = dir.path().join("no-such-file.txt");
+    let (code, stdout, stderr) = run(server
+        .cli()
+        .args(["keys", "forget", "Shpo", "--yes", "--file"])
+        .arg(&missing));
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("key \"Shpo\" not found"), "{stderr}");
+    assert!(!stderr.contains("no-such-file"), "{stderr}");
+
+    let bad_token = dir.path().join("bad.token");
+    std::fs::write(&bad_token, "not-the-admin-token\n").unwrap();
+    let (code, _, stderr) = run(clean_env(&mut Command::new(BIN))
+        .args(["server", "--server", &server.url, "--admin-token-file"])
+        .arg(&bad_token)
+        .args(["keys", "forget", "Shop", "--yes", "--file"])
+        .arg(&missing));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("refused the admin token"), "{stderr}");
+    assert!(!stderr.contains("no-such-file"), "{stderr}");
+}

@@ -1,7 +1,14 @@
-//! `latet server keys forget NAME [--file F] [--yes]` (rule F2,
-//! docs/product-rules.md#f2): values from a file or typed at the terminal,
-//! never from argv; a count, a question, batches of at most 1,000, totals,
-//! and a reminder to delete the file.
+//! `latet server keys forget NAME [--file F] [--yes] [--trim | --exact]`
+//! (rule F2, docs/product-rules.md#f2): values from a file or typed at the
+//! terminal, never from argv; the key and the admin token checked before
+//! any value is read; a count, a question, batches of at most 1,000,
+//! totals, and a reminder to delete the file.
+//!
+//! Input that would silently miss is never sent as it is: a byte-order mark
+//! is not part of the first value (dropped, and said), and values with
+//! leading or trailing whitespace are named by line number (never by
+//! value) and either trimmed or sent as written only when the operator
+//! says which (at the prompt, or `--trim` / `--exact`).
 
 use super::client::{segment, AdminClient};
 use crate::error::{ControlError, Result};
@@ -16,8 +23,21 @@ pub struct ForgetCommand {
     pub key: String,
     pub file: Option<PathBuf>,
     pub yes: bool,
+    /// What to do with values that have leading or trailing whitespace.
+    pub padding: Padding,
     /// Anything else found on the command line: refused unread.
     pub stray_arguments: usize,
+}
+
+/// What to do with values that have leading or trailing whitespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Padding {
+    /// Ask at the terminal; refuse with `--yes`.
+    Ask,
+    /// `--trim`: send them without it.
+    Trim,
+    /// `--exact`: send them as written.
+    Exact,
 }
 
 /// Why `keys forget` refused to start (exit status 2).
@@ -48,16 +68,81 @@ pub fn refusal(
     None
 }
 
-/// The values of a file's text: one per line (`\n` or `\r\n`), empty lines skipped.
-pub fn values_of(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .filter(|line| !line.is_empty())
-        .map(String::from)
-        .collect()
+/// The values read, and what was noticed on the way.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ForgetInput {
+    pub values: Vec<String>,
+    /// The text started with a byte-order mark (dropped).
+    pub bom: bool,
+    /// Line numbers (from 1) of values with leading or trailing whitespace.
+    pub padded_lines: Vec<usize>,
+    /// Lines of whitespace only (skipped, as empty lines are).
+    pub blank_lines: usize,
 }
 
-fn read_values(command: &ForgetCommand) -> Result<Vec<String>> {
+/// Whitespace around a value: Unicode white space and the invisible
+/// chars editors leave (a byte-order mark, a zero-width space).
+fn is_padding(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}' | '\u{2060}')
+}
+
+/// The values of a file's text: one per line (`\n` or `\r\n`), empty lines
+/// skipped, a leading byte-order mark dropped.
+pub fn values_of(text: &str) -> ForgetInput {
+    let mut input = ForgetInput::default();
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => {
+            input.bom = true;
+            rest
+        }
+        None => text,
+    };
+    for (number, line) in text.lines().enumerate() {
+        input.push(number + 1, line);
+    }
+    input
+}
+
+impl ForgetInput {
+    fn push(&mut self, number: usize, line: &str) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            return;
+        }
+        let trimmed = line.trim_matches(is_padding);
+        if trimmed.is_empty() {
+            self.blank_lines += 1;
+            return;
+        }
+        if trimmed.len() != line.len() {
+            self.padded_lines.push(number);
+        }
+        self.values.push(line.to_string());
+    }
+
+    /// Drops the whitespace around every value.
+    fn trim(&mut self) {
+        for value in &mut self.values {
+            let trimmed = value.trim_matches(is_padding);
+            if trimmed.len() != value.len() {
+                *value = trimmed.to_string();
+            }
+        }
+    }
+}
+
+/// Line numbers as a short list (`3, 7, 12 and 40 more`).
+pub fn line_list(numbers: &[usize]) -> String {
+    const SHOWN: usize = 10;
+    let shown: Vec<String> = numbers.iter().take(SHOWN).map(|n| n.to_string()).collect();
+    let mut list = shown.join(", ");
+    if numbers.len() > SHOWN {
+        list.push_str(&format!(" and {} more", numbers.len() - SHOWN));
+    }
+    list
+}
+
+fn read_values(command: &ForgetCommand) -> Result<ForgetInput> {
     if let Some(path) = &command.file {
         let bytes = std::fs::read(path)
             .map_err(|err| ControlError::Io(format!("{}: {err}", path.display())))?;
@@ -71,17 +156,93 @@ fn read_values(command: &ForgetCommand) -> Result<Vec<String>> {
         return Ok(values_of(&text));
     }
     eprintln!("Type the values to forget, one per line; an empty line ends.");
-    let mut values = Vec::new();
+    let mut input = ForgetInput::default();
     let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
+    for (number, line) in stdin.lock().lines().enumerate() {
         let line = line.map_err(|err| ControlError::Io(format!("terminal: {err}")))?;
-        let line = line.strip_suffix('\r').unwrap_or(&line).to_string();
+        let line = line.strip_suffix('\r').unwrap_or(&line);
         if line.is_empty() {
             break;
         }
-        values.push(line);
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if number == 0 => {
+                input.bom = true;
+                rest
+            }
+            _ => line,
+        };
+        input.push(number + 1, line);
     }
-    Ok(values)
+    Ok(input)
+}
+
+/// Settles values with whitespace around them; `false`: stop, nothing sent.
+fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Option<bool>> {
+    if input.padded_lines.is_empty() {
+        return Ok(Some(true));
+    }
+    eprintln!(
+        "{} values have leading or trailing whitespace (lines {}). The vault holds values \
+         without it: as written they would count as unknown and stay in the vault.",
+        input.padded_lines.len(),
+        line_list(&input.padded_lines)
+    );
+    let trim = match command.padding {
+        Padding::Trim => true,
+        Padding::Exact => false,
+        Padding::Ask if command.yes => {
+            eprintln!(
+                "latet: with --yes, say what to do with them: --trim (send them without the \
+                 whitespace) or --exact (send them as written)"
+            );
+            return Ok(None);
+        }
+        Padding::Ask => match ask("Trim the whitespace? y: trimmed, n: as written")? {
+            Some(trim) => trim,
+            None => return Ok(Some(false)),
+        },
+    };
+    if trim {
+        input.trim();
+        eprintln!("Trimmed {} values.", input.padded_lines.len());
+    } else {
+        eprintln!("Sending {} values as written.", input.padded_lines.len());
+    }
+    Ok(Some(true))
+}
+
+/// A yes-or-no question that needs an answer: `None` for anything else.
+fn ask(question: &str) -> Result<Option<bool>> {
+    eprint!("{question} [y/n] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|err| ControlError::Io(format!("terminal: {err}")))?;
+    Ok(match answer.trim() {
+        "y" | "Y" | "yes" | "YES" | "Yes" => Some(true),
+        "n" | "N" | "no" | "NO" | "No" => Some(false),
+        _ => None,
+    })
+}
+
+/// Fails unless the admin token is accepted and the key exists.
+fn check_key(client: &AdminClient, key: &str) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        keys: Vec<Named>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let keys: Keys = client.get("/keys")?;
+    if keys.keys.iter().any(|k| k.name == key) {
+        Ok(())
+    } else {
+        Err(ControlError::NotFound(format!("key \"{key}\"")))
+    }
 }
 
 fn confirm(question: &str) -> Result<bool> {
@@ -106,7 +267,24 @@ pub fn run(client: &AdminClient, command: &ForgetCommand) -> Result<i32> {
         eprintln!("latet: {reason}");
         return Ok(2);
     }
-    let values = read_values(command)?;
+    // The key and the admin token, before any value is read or asked for.
+    check_key(client, &command.key)?;
+    let mut input = read_values(command)?;
+    if input.bom {
+        eprintln!("Dropped a byte-order mark at the start (it is not part of the first value).");
+    }
+    if input.blank_lines > 0 {
+        eprintln!("Skipped {} lines of whitespace only.", input.blank_lines);
+    }
+    match settle_padding(command, &mut input)? {
+        None => return Ok(2),
+        Some(false) => {
+            println!("Nothing sent.");
+            return Ok(1);
+        }
+        Some(true) => {}
+    }
+    let values = input.values;
     let distinct = values
         .iter()
         .collect::<std::collections::HashSet<_>>()
@@ -177,6 +355,7 @@ mod tests {
             key: "Shop".into(),
             file: file.then(|| PathBuf::from("erasure.txt")),
             yes,
+            padding: Padding::Ask,
             stray_arguments: stray,
         }
     }
@@ -204,9 +383,40 @@ mod tests {
 
     #[test]
     fn file_lines_are_exact_values() {
+        let input = values_of("mario.rossi@acme.it\r\n+39 347 123 4567\n\n Mario Rossi \n");
         assert_eq!(
-            values_of("mario.rossi@acme.it\r\n+39 347 123 4567\n\n Mario Rossi \n"),
+            input.values,
             vec!["mario.rossi@acme.it", "+39 347 123 4567", " Mario Rossi "]
         );
+        assert_eq!(input.padded_lines, vec![4]);
+        assert!(!input.bom);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_value() {
+        let input = values_of("\u{feff}mario.rossi@acme.it\r\nanna@acme.it\r\n");
+        assert!(input.bom);
+        assert_eq!(input.values, vec!["mario.rossi@acme.it", "anna@acme.it"]);
+        assert!(input.padded_lines.is_empty());
+    }
+
+    #[test]
+    fn whitespace_around_values_is_found_by_line_and_trimmed_on_demand() {
+        let text = "a@acme.it\nb@acme.it \n\n  \n\u{a0}c@acme.it\n\td@acme.it\u{200b}\ne f\n";
+        let mut input = values_of(text);
+        assert_eq!(input.padded_lines, vec![2, 5, 6]);
+        assert_eq!(input.blank_lines, 1);
+        input.trim();
+        assert_eq!(
+            input.values,
+            vec!["a@acme.it", "b@acme.it", "c@acme.it", "d@acme.it", "e f"]
+        );
+    }
+
+    #[test]
+    fn long_line_lists_are_cut() {
+        assert_eq!(line_list(&[3, 7]), "3, 7");
+        let many: Vec<usize> = (1..=13).collect();
+        assert_eq!(line_list(&many), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 3 more");
     }
 }

@@ -131,6 +131,12 @@ enum KeysCommand {
         /// Do not ask before sending (needed without a terminal).
         #[arg(long)]
         yes: bool,
+        /// Send values that have leading or trailing whitespace without it.
+        #[arg(long, conflicts_with = "exact")]
+        trim: bool,
+        /// Send values that have leading or trailing whitespace as written.
+        #[arg(long)]
+        exact: bool,
         /// Values are never taken from here; anything given is refused unread.
         #[arg(hide = true, num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
         stray: Vec<OsString>,
@@ -319,14 +325,22 @@ fn run_keys(client: &AdminClient, command: KeysCommand) -> Result<i32> {
             name,
             file,
             yes,
+            trim,
+            exact,
             stray,
         } => {
+            let padding = match (trim, exact) {
+                (true, _) => forget::Padding::Trim,
+                (_, true) => forget::Padding::Exact,
+                _ => forget::Padding::Ask,
+            };
             return forget::run(
                 client,
                 &forget::ForgetCommand {
                     key: name,
                     file,
                     yes,
+                    padding,
                     stray_arguments: stray.len(),
                 },
             );
