@@ -15,8 +15,10 @@
 //!   separator: Spanish `612 345 678`, `612 34 56 78` (first digit 6–9),
 //!   `91 123 45 67` (8 or 9); Italian mobile / North American `347 123 4567`,
 //!   `(415) 555-0123` (first digit 2–9); Italian mobile `347 1234567`;
-//!   `1-800-555-0123`. Dotted groups of three (`612.345.678`) read as a
-//!   thousands-separated amount, not a phone.
+//!   `1-800-555-0123`; with a space then a dash, Brazilian `(11) 98234-5567`,
+//!   `(51) 3322-1890`, `21 97654-3210` and North American `418 555-0147`.
+//!   Dotted groups of three (`612.345.678`) read as a thousands-separated
+//!   amount, not a phone.
 //! - Never glued to a word or to a number around it (`ID612 345 678`,
 //!   `1.612 345 678`, `…678,50`); `_` and a change of script separate
 //!   (`tel_+393471234567`, `电话+8613812345678`). Unicode spaces and
@@ -128,6 +130,9 @@ fn is_phone(bytes: &[u8], run: &GroupRun, last: usize, plus: bool) -> bool {
         };
         return !first.paren && country_ok && (8..=15).contains(&counted);
     }
+    if mixed_layout(run, last, digit_at) {
+        return true;
+    }
     if !one_separator_kind(groups()) {
         return false;
     }
@@ -150,6 +155,27 @@ fn is_phone(bytes: &[u8], run: &GroupRun, last: usize, plus: bool) -> bool {
         [3, 3, 4] => (2..=9).contains(&lead),
         [3, 7] => lead == 3 && !first.paren,
         [1, 3, 3, 4] => lead == 1 && !first.paren,
+        _ => false,
+    }
+}
+
+/// National layouts written with a space and then a dash: Brazilian
+/// `(11) 98234-5567` (mobile: nine digits from 9, the area code in
+/// parentheses or followed by a space), `(51) 3322-1890` (landline: eight
+/// digits from 2–5, the area code in parentheses), and North American
+/// `418 555-0147` (first digit 2–9).
+fn mixed_layout(run: &GroupRun, last: usize, digit_at: impl Fn(usize) -> u8) -> bool {
+    let (Some(a), Some(b), Some(c)) = (run.get(0), run.get(1), run.get(2)) else {
+        return false;
+    };
+    if last != 2 || c.sep != b'-' || b.sep != b' ' {
+        return false;
+    }
+    let (lead_a, lead_b) = (digit_at(a.start), digit_at(b.start));
+    match (a.len(), b.len(), c.len()) {
+        (2, 5, 4) => lead_a != 0 && lead_b == 9,
+        (2, 4, 4) => a.paren && lead_a != 0 && (2..=5).contains(&lead_b),
+        (3, 3, 4) => !a.paren && (2..=9).contains(&lead_a),
         _ => false,
     }
 }
@@ -217,6 +243,15 @@ mod tests {
             ("+44 20 7946 0958", &["+44 20 7946 0958"]),
             ("+33 1 23 45 67 89", &["+33 1 23 45 67 89"]),
             ("06 12 34 56 78", &["06 12 34 56 78"]),
+            // Brazil, North America with a space and a dash
+            ("ligue (11) 98234-5567 hoje", &["(11) 98234-5567"]),
+            ("fixo: (51) 3322-1890.", &["(51) 3322-1890"]),
+            ("zap 21 97654-3210", &["21 97654-3210"]),
+            ("tel. 418 555-0147", &["418 555-0147"]),
+            ("(11) 1234-5678", &[]), // no landline starts with 1
+            ("CEP 01310-100", &[]),  // a postcode
+            ("11 88234-5567", &[]),  // a mobile starts with 9
+            ("018 555-0147", &[]),   // trunk 0: one kind of separator only
             // false positives
             ("612345678", &[]), // plain run
             ("Pedido 123456789", &[]),
