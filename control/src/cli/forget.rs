@@ -213,18 +213,23 @@ fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Op
 
 /// A yes-or-no question that needs an answer: `None` for anything else.
 fn ask(question: &str) -> Result<Option<bool>> {
-    eprint!("{question} [y/n] ");
+    Ok(match answer_to(&format!("{question} [y/n]"))?.as_str() {
+        "y" | "Y" | "yes" | "YES" | "Yes" => Some(true),
+        "n" | "N" | "no" | "NO" | "No" => Some(false),
+        _ => None,
+    })
+}
+
+/// Asks `prompt` at the terminal; the line typed, trimmed.
+fn answer_to(prompt: &str) -> Result<String> {
+    eprint!("{prompt} ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
         .map_err(|err| ControlError::Io(format!("terminal: {err}")))?;
-    Ok(match answer.trim() {
-        "y" | "Y" | "yes" | "YES" | "Yes" => Some(true),
-        "n" | "N" | "no" | "NO" | "No" => Some(false),
-        _ => None,
-    })
+    Ok(answer.trim().to_string())
 }
 
 /// Fails unless the admin token is accepted and the key exists.
@@ -246,14 +251,10 @@ fn check_key(client: &AdminClient, key: &str) -> Result<()> {
 }
 
 fn confirm(question: &str) -> Result<bool> {
-    eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|err| ControlError::Io(format!("terminal: {err}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(matches!(
+        answer_to(&format!("{question} [y/N]"))?.as_str(),
+        "y" | "Y" | "yes" | "YES" | "Yes"
+    ))
 }
 
 /// Runs the command; returns the exit status.
