@@ -23,9 +23,23 @@ fn run(command: &mut Command) -> (i32, String, String) {
 }
 
 fn values_file(dir: &std::path::Path, values: &[String]) -> std::path::PathBuf {
+    erasure_file(dir, &(values.join("\n") + "\n"))
+}
+
+/// `erasure.txt` in `dir`, holding `text` byte for byte.
+fn erasure_file(dir: &std::path::Path, text: &str) -> std::path::PathBuf {
     let path = dir.join("erasure.txt");
-    std::fs::write(&path, values.join("\n") + "\n").unwrap();
+    std::fs::write(&path, text).unwrap();
     path
+}
+
+/// A server in `dir` with a key `Shop` whose vault holds `entries` (kind,
+/// value); the key's token.
+fn shop_holding(dir: &std::path::Path, entries: &[(&str, &str)]) -> (Server, String) {
+    let server = Server::start(dir);
+    let token = server.create_key("Shop");
+    server.entries(&token, entries);
+    (server, token)
 }
 
 #[test]
@@ -120,10 +134,8 @@ fn keys_tokens_and_log_through_the_cli() {
 #[test]
 fn keys_forget_from_a_file_with_yes() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
-    let token = server.create_key("Shop");
-    server.entries(
-        &token,
+    let (server, token) = shop_holding(
+        dir.path(),
         &[
             ("email", "mario.rossi@acme.it"),
             ("phone", "+39 347 123 4567"),
@@ -182,9 +194,7 @@ fn keys_forget_from_a_file_with_yes() {
 #[test]
 fn keys_forget_refusals_send_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
-    let token = server.create_key("Shop");
-    server.entries(&token, &[("email", "mario.rossi@acme.it")]);
+    let (server, token) = shop_holding(dir.path(), &[("email", "mario.rossi@acme.it")]);
     let file = values_file(dir.path(), &["mario.rossi@acme.it".into()]);
     let before = server.snapshot(&token);
 
@@ -333,22 +343,18 @@ fn run_in_terminal(cmd: &Command, answers: &str) -> (i32, String) {
 #[test]
 fn keys_forget_drops_a_byte_order_mark_and_names_padded_lines() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
-    let token = server.create_key("Shop");
-    server.entries(
-        &token,
+    let (server, token) = shop_holding(
+        dir.path(),
         &[
             ("email", "mario.rossi@acme.it"),
             ("email", "anna.bianchi@acme.it"),
         ],
     );
     // As a spreadsheet saves it: a BOM, CRLF, a trailing space on line 3.
-    let file = dir.path().join("erasure.txt");
-    std::fs::write(
-        &file,
+    let file = erasure_file(
+        dir.path(),
         "\u{feff}mario.rossi@acme.it\r\n\r\nanna.bianchi@acme.it \r\n",
-    )
-    .unwrap();
+    );
     let forget = |extra: &[&str]| {
         let mut command = server.cli();
         command
@@ -394,21 +400,17 @@ fn keys_forget_drops_a_byte_order_mark_and_names_padded_lines() {
 #[test]
 fn keys_forget_in_a_terminal_asks_about_padded_values() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
-    let token = server.create_key("Shop");
-    server.entries(
-        &token,
+    let (server, token) = shop_holding(
+        dir.path(),
         &[
             ("email", "mario.rossi@acme.it"),
             ("phone", "+39 347 123 4567"),
         ],
     );
-    let file = dir.path().join("erasure.txt");
-    std::fs::write(
-        &file,
+    let file = erasure_file(
+        dir.path(),
         "\u{feff} mario.rossi@acme.it\n+39 347 123 4567\u{a0}\n",
-    )
-    .unwrap();
+    );
     let mut command = server.cli();
     command
         .args(["keys", "forget", "Shop", "--file"])

@@ -90,13 +90,6 @@ fn is_padding(c: char) -> bool {
 /// skipped, a leading byte-order mark dropped.
 pub fn values_of(text: &str) -> ForgetInput {
     let mut input = ForgetInput::default();
-    let text = match text.strip_prefix('\u{feff}') {
-        Some(rest) => {
-            input.bom = true;
-            rest
-        }
-        None => text,
-    };
     for (number, line) in text.lines().enumerate() {
         input.push(number + 1, line);
     }
@@ -104,8 +97,16 @@ pub fn values_of(text: &str) -> ForgetInput {
 }
 
 impl ForgetInput {
+    /// Reads line `number` (from 1); a byte-order mark opening line 1 is
+    /// dropped.
     fn push(&mut self, number: usize, line: &str) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut line = line.strip_suffix('\r').unwrap_or(line);
+        if number == 1 {
+            if let Some(rest) = line.strip_prefix('\u{feff}') {
+                self.bom = true;
+                line = rest;
+            }
+        }
         if line.is_empty() {
             return;
         }
@@ -164,22 +165,16 @@ fn read_values(command: &ForgetCommand) -> Result<ForgetInput> {
         if line.is_empty() {
             break;
         }
-        let line = match line.strip_prefix('\u{feff}') {
-            Some(rest) if number == 0 => {
-                input.bom = true;
-                rest
-            }
-            _ => line,
-        };
         input.push(number + 1, line);
     }
     Ok(input)
 }
 
-/// Settles values with whitespace around them; `false`: stop, nothing sent.
-fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Option<bool>> {
+/// Settles values with whitespace around them: `Some(status)` stops the
+/// command with that exit status, nothing sent.
+fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Option<i32>> {
     if input.padded_lines.is_empty() {
-        return Ok(Some(true));
+        return Ok(None);
     }
     eprintln!(
         "{} values have leading or trailing whitespace (lines {}). The vault holds values \
@@ -195,11 +190,14 @@ fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Op
                 "latet: with --yes, say what to do with them: --trim (send them without the \
                  whitespace) or --exact (send them as written)"
             );
-            return Ok(None);
+            return Ok(Some(2));
         }
         Padding::Ask => match ask("Trim the whitespace? y: trimmed, n: as written")? {
             Some(trim) => trim,
-            None => return Ok(Some(false)),
+            None => {
+                println!("Nothing sent.");
+                return Ok(Some(1));
+            }
         },
     };
     if trim {
@@ -208,7 +206,7 @@ fn settle_padding(command: &ForgetCommand, input: &mut ForgetInput) -> Result<Op
     } else {
         eprintln!("Sending {} values as written.", input.padded_lines.len());
     }
-    Ok(Some(true))
+    Ok(None)
 }
 
 /// A yes-or-no question that needs an answer: `None` for anything else.
@@ -234,16 +232,8 @@ fn answer_to(prompt: &str) -> Result<String> {
 
 /// Fails unless the admin token is accepted and the key exists.
 fn check_key(client: &AdminClient, key: &str) -> Result<()> {
-    #[derive(serde::Deserialize)]
-    struct Keys {
-        keys: Vec<Named>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: String,
-    }
-    let keys: Keys = client.get("/keys")?;
-    if keys.keys.iter().any(|k| k.name == key) {
+    let answer: super::KeysAnswer = client.get("/keys")?;
+    if answer.keys.iter().any(|k| k.name == key) {
         Ok(())
     } else {
         Err(ControlError::NotFound(format!("key \"{key}\"")))
@@ -277,13 +267,8 @@ pub fn run(client: &AdminClient, command: &ForgetCommand) -> Result<i32> {
     if input.blank_lines > 0 {
         eprintln!("Skipped {} lines of whitespace only.", input.blank_lines);
     }
-    match settle_padding(command, &mut input)? {
-        None => return Ok(2),
-        Some(false) => {
-            println!("Nothing sent.");
-            return Ok(1);
-        }
-        Some(true) => {}
+    if let Some(status) = settle_padding(command, &mut input)? {
+        return Ok(status);
     }
     let values = input.values;
     let distinct = values
