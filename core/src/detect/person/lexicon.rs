@@ -255,16 +255,17 @@ fn build() -> Lexicon {
             }
         }
     }
+    // A word the project's lists hold keeps what they say: never a name
+    // when they say so, and a strong name stays strong.
+    let blocks = flag::NOT_NAME
+        | flag::PLACE
+        | flag::TITLE
+        | flag::PARTICLE
+        | flag::DETERMINER
+        | flag::SAINT;
     for (list, bits) in [(MORE_GIVEN, flag::GIVEN), (MORE_SURNAMES, flag::SURNAME)] {
         for folded in unpacked(list) {
             let known = words.get(folded.as_str()).copied().unwrap_or(0);
-            // A word the project's lists hold keeps what they say.
-            let blocks = flag::NOT_NAME
-                | flag::PLACE
-                | flag::TITLE
-                | flag::PARTICLE
-                | flag::DETERMINER
-                | flag::SAINT;
             if known & blocks == 0 {
                 let strong =
                     known & (flag::GIVEN | flag::SURNAME) != 0 && known & flag::AMBIGUOUS == 0;
