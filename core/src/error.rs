@@ -32,6 +32,10 @@ pub enum CoreError {
     /// field's key (ours, from the provider module) and byte offset.
     #[error("body: a value was found in the field '{field}' at byte {offset}, which is kept as written (a signature or a media file): it cannot be masked")]
     ValueInVerbatimField { field: &'static str, offset: usize },
+    /// A binary event-stream frame is malformed (its byte offset in the
+    /// stream and what is wrong; never its content).
+    #[error("event-stream frame at byte {offset}: {reason}")]
+    BadFrame { offset: usize, reason: &'static str },
     /// A body could not be parsed as the API it was sent to.
     #[error("body: {0}")]
     BadBody(String),

@@ -15,6 +15,7 @@
 
 pub mod detect;
 pub mod error;
+pub mod eventstream;
 pub mod feed;
 pub mod json;
 pub mod keyed_hash;
