@@ -14,9 +14,14 @@
 //! compiler asks for both directions: no method has a default), one line in
 //! [`REGISTRY`], and its fixtures (`core/README.md` says how, step by step).
 
+mod anthropic_batches;
 mod anthropic_messages;
+mod bedrock_converse;
+mod gemini;
 mod generic_json;
 mod openai_chat;
+mod openai_completions;
+mod openai_embeddings;
 mod openai_responses;
 mod plain_text;
 pub mod route;
@@ -60,7 +65,8 @@ pub trait Provider: Sync {
     fn stream_slots(&self, doc: &Document<'_>, slots: &mut EventSlots);
 
     /// Keys whose strings in answers are signed or sealed (never altered):
-    /// the provider checks them when an agent sends them back. The
+    /// the provider checks them when an agent sends them back. `parent/key`
+    /// names the member `key` of an object that is the member `parent`. The
     /// restorer leaves the keys of *every* provider alone, whatever the
     /// request's provider (an answer need not match its path).
     fn sealed_answer_keys(&self) -> &'static [&'static str];
@@ -75,6 +81,16 @@ pub static OPENAI_CHAT: ProviderRef = &openai_chat::OpenAiChat;
 pub static OPENAI_RESPONSES: ProviderRef = &openai_responses::OpenAiResponses;
 /// Anthropic Messages.
 pub static ANTHROPIC_MESSAGES: ProviderRef = &anthropic_messages::AnthropicMessages;
+/// OpenAI legacy completions.
+pub static OPENAI_COMPLETIONS: ProviderRef = &openai_completions::OpenAiCompletions;
+/// OpenAI embeddings.
+pub static OPENAI_EMBEDDINGS: ProviderRef = &openai_embeddings::OpenAiEmbeddings;
+/// Anthropic message batches.
+pub static ANTHROPIC_BATCHES: ProviderRef = &anthropic_batches::AnthropicBatches;
+/// Google Gemini generateContent (Gemini API and Vertex AI).
+pub static GEMINI: ProviderRef = &gemini::Gemini;
+/// Amazon Bedrock Converse and ConverseStream.
+pub static BEDROCK_CONVERSE: ProviderRef = &bedrock_converse::BedrockConverse;
 /// Any other JSON: every string and key, nothing kept.
 pub static GENERIC_JSON: ProviderRef = &generic_json::GenericJson;
 /// A body that is not JSON: the whole body as text.
@@ -85,6 +101,11 @@ pub static REGISTRY: &[ProviderRef] = &[
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     ANTHROPIC_MESSAGES,
+    OPENAI_COMPLETIONS,
+    OPENAI_EMBEDDINGS,
+    ANTHROPIC_BATCHES,
+    GEMINI,
+    BEDROCK_CONVERSE,
     GENERIC_JSON,
     PLAIN_TEXT,
 ];

@@ -1,4 +1,4 @@
-//! Restoring surrogates in answers, whole and streamed (SSE).
+//! Restoring surrogates in answers, whole and streamed.
 //!
 //! Only active surrogates are restored (to their values); a retired one is
 //! left as written and counted in [`RestoreStats::declined_retired`].
@@ -9,7 +9,10 @@
 //!   or plain text.
 //! - [`SseRestorer`]: one server-sent-events answer, chunk by chunk, per
 //!   content slot (choice, block, tool call), holding back only the tail
-//!   that could still become a surrogate.
+//!   that could still become a surrogate; [`EventStreamRestorer`] the same
+//!   for AWS event-stream frames (Bedrock), [`JsonArrayRestorer`] for a
+//!   JSON array streamed element by element (Gemini); [`StreamRestorer`]
+//!   picks one by [`AnswerFormat`].
 //!
 //! A text (a string value, or a slot's text) whose first non-whitespace
 //! char is `{` or `[` is restored as JSON text: tool-call arguments are JSON
@@ -24,16 +27,23 @@
 //! is the provider's too ([`crate::provider::Provider::stream_slots`]).
 
 mod body;
+mod event_stream;
 mod fragment;
 mod held_text;
+mod json_array;
 mod policy;
+mod slot_table;
 mod sse;
 mod sse_frame;
+mod stream;
 mod url_tracker;
 
 pub use body::{restore_body, restore_text};
+pub use event_stream::EventStreamRestorer;
+pub use json_array::JsonArrayRestorer;
 pub use policy::{HostPattern, RequestScope, RestoreView, UrlRule};
 pub use sse::SseRestorer;
+pub use stream::{AnswerFormat, StreamRestorer};
 
 /// What a restore did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

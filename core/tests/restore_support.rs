@@ -2,8 +2,10 @@
 //! vault, fixtures, and feeding a stream in pieces.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use latet_core::eventstream::FrameReader;
 use latet_core::keyed_hash::{entry_id, retired_hash};
-use latet_core::restore::{RestoreStats, RestoreView, SseRestorer};
+use latet_core::provider::{ProviderRef, GENERIC_JSON};
+use latet_core::restore::{AnswerFormat, RestoreStats, RestoreView, StreamRestorer};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
 use latet_core::wire::{Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot};
@@ -95,14 +97,26 @@ pub fn vault_index() -> SnapshotIndex {
     index_of(&entries, &retired)
 }
 
-/// Restores `stream` fed in pieces cut at `cuts` (sorted, within bounds).
+/// Restores SSE `stream` fed in pieces cut at `cuts` (sorted, within bounds).
 pub fn restore_in_pieces<'a>(
     index: impl Into<RestoreView<'a>>,
     stream: &[u8],
     cuts: &[usize],
 ) -> (Vec<u8>, RestoreStats) {
+    restore_in_pieces_as(AnswerFormat::Sse, GENERIC_JSON, index, stream, cuts)
+}
+
+/// Restores `stream` of `format` for `provider`, fed in pieces cut at
+/// `cuts` (sorted, within bounds).
+pub fn restore_in_pieces_as<'a>(
+    format: AnswerFormat,
+    provider: ProviderRef,
+    index: impl Into<RestoreView<'a>>,
+    stream: &[u8],
+    cuts: &[usize],
+) -> (Vec<u8>, RestoreStats) {
     let index = index.into();
-    let mut restorer = SseRestorer::new();
+    let mut restorer = StreamRestorer::new(format, provider).unwrap();
     let mut out = Vec::new();
     let mut stats = RestoreStats::default();
     let mut from = 0;
@@ -116,8 +130,23 @@ pub fn restore_in_pieces<'a>(
     (out, stats)
 }
 
-/// The `data:` payloads of an SSE byte stream that parse as JSON.
+/// The JSON events of a stream: SSE `data:` payloads that parse as JSON,
+/// the elements of a JSON array, or the payloads of event-stream frames
+/// (every frame's CRCs checked).
 pub fn json_events(stream: &[u8]) -> Vec<serde_json::Value> {
+    if stream.first() == Some(&b'[') {
+        return serde_json::from_slice::<Vec<serde_json::Value>>(stream).unwrap();
+    }
+    if stream.first() == Some(&0) {
+        let mut reader = FrameReader::default();
+        reader.push(stream);
+        let mut events = Vec::new();
+        while let Some(frame) = reader.next_frame().unwrap() {
+            events.push(serde_json::from_slice(frame.payload).unwrap());
+        }
+        assert_eq!(reader.held_bytes(), 0, "the stream ends with a whole frame");
+        return events;
+    }
     let text = String::from_utf8(stream.to_vec()).unwrap();
     text.replace("\r\n", "\n")
         .lines()
@@ -128,7 +157,8 @@ pub fn json_events(stream: &[u8]) -> Vec<serde_json::Value> {
 
 /// The text of every content slot, deltas concatenated, keyed by a
 /// readable slot name (`chat/0/content`, `chat/0/tool/1`, `responses/0/0`,
-/// `responses/args/1`, `anthropic/2`).
+/// `responses/args/1`, `anthropic/2`, `completion/0`, `gemini/0`,
+/// `gemini/0/thought`, `bedrock/1`).
 pub fn slot_texts(stream: &[u8]) -> std::collections::BTreeMap<String, String> {
     let mut texts = std::collections::BTreeMap::<String, String>::new();
     for event in json_events(stream) {
@@ -137,9 +167,38 @@ pub fn slot_texts(stream: &[u8]) -> std::collections::BTreeMap<String, String> {
                 texts.entry(key).or_default().push_str(text);
             }
         };
+        if let Some(candidates) = event["candidates"].as_array() {
+            for (position, candidate) in candidates.iter().enumerate() {
+                let i = candidate["index"].as_u64().unwrap_or(position as u64);
+                for part in candidate["content"]["parts"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
+                    let thought = if part["thought"] == true {
+                        "/thought"
+                    } else {
+                        ""
+                    };
+                    add(format!("gemini/{i}{thought}"), part["text"].as_str());
+                }
+            }
+            continue;
+        }
+        if let Some(block) = event["contentBlockIndex"].as_u64() {
+            let delta = &event["delta"];
+            add(
+                format!("bedrock/{block}"),
+                delta["text"]
+                    .as_str()
+                    .or(delta["toolUse"]["input"].as_str()),
+            );
+            continue;
+        }
         if let Some(choices) = event["choices"].as_array() {
             for choice in choices {
                 let i = choice["index"].as_u64().unwrap();
+                add(format!("completion/{i}"), choice["text"].as_str());
                 add(
                     format!("chat/{i}/content"),
                     choice["delta"]["content"].as_str(),

@@ -21,7 +21,9 @@ use crate::reply::Refusal;
 use crate::worker::Worker;
 use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats};
 use latet_core::provider::ProviderRef;
-use latet_core::restore::{restore_body, RequestScope, RestoreStats, RestoreView, SseRestorer};
+use latet_core::restore::{
+    restore_body, AnswerFormat, RequestScope, RestoreStats, RestoreView, StreamRestorer,
+};
 use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
 use latet_core::CoreError;
 use std::rc::Rc;
@@ -69,7 +71,7 @@ enum Pending {
 enum ResponseMode {
     PassThrough,
     Whole,
-    Stream(SseRestorer),
+    Stream(StreamRestorer),
 }
 
 /// One request/answer exchange.
@@ -78,6 +80,9 @@ pub struct Exchange {
     request: RequestPhase,
     response: ResponseMode,
     provider: ProviderRef,
+    /// The request's `:path` as sent (how its answer is framed may
+    /// depend on it: Gemini's JSON-array stream).
+    path: String,
     entries_callouts: u8,
     /// The request body's buffered size so far (trailers end it).
     body_size: usize,
@@ -95,6 +100,7 @@ impl Exchange {
             request: RequestPhase::Headers,
             response: ResponseMode::PassThrough,
             provider,
+            path: String::new(),
             entries_callouts: 0,
             body_size: 0,
             scope: RequestScope::default(),
@@ -149,6 +155,7 @@ impl Exchange {
         host.remove_request_header("accept-encoding");
         let path = host.request_header(":path").unwrap_or_default();
         self.provider = self.worker.config.provider_for(&path);
+        self.path = path;
         // Headers, path and query leave now: they are examined first, with
         // every forget applied.
         let caught_up = self.worker.catch_up(host);
@@ -528,20 +535,13 @@ impl Exchange {
                 return Flow::Continue;
             }
         }
-        let content_type = host
-            .response_header("content-type")
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if content_type.starts_with("text/event-stream") {
-            self.response = ResponseMode::Stream(SseRestorer::for_provider(self.provider));
-        } else if content_type.is_empty()
-            || content_type.contains("json")
-            || content_type.starts_with("text/")
-        {
-            self.response = ResponseMode::Whole;
-        } else {
-            return Flow::Continue;
-        }
+        let content_type = host.response_header("content-type").unwrap_or_default();
+        let format = AnswerFormat::of(&content_type, &self.path);
+        self.response = match StreamRestorer::new(format, self.provider) {
+            Some(restorer) => ResponseMode::Stream(restorer),
+            None if format == AnswerFormat::Whole => ResponseMode::Whole,
+            None => return Flow::Continue,
+        };
         host.remove_response_header("content-length");
         Flow::Continue
     }
@@ -580,9 +580,17 @@ impl Exchange {
                     Vec::new()
                 };
                 let mut out = Vec::with_capacity(chunk.len() + 64);
+                let was_broken = restorer.error().is_some();
                 let mut stats = restorer.push(view, &chunk, &mut out);
                 if end_of_stream {
                     stats += restorer.finish(view, &mut out);
+                }
+                if let (false, Some(err)) = (was_broken, restorer.error()) {
+                    // Position and reason only: the error never holds content.
+                    host.log(
+                        Level::Warn,
+                        &format!("latet: answer stream broken off: {err}"),
+                    );
                 }
                 if (out != chunk) && host.set_response_body(size, &out).is_err() {
                     host.log(Level::Error, "latet: restored chunk could not be set");

@@ -1,4 +1,5 @@
-//! Anthropic Messages (`POST /v1/messages`).
+//! Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`,
+//! and Claude on Vertex AI).
 //!
 //! Requests: every string and key is masked but signed thinking blocks
 //! (examined all the same: a value in one refuses the request) and base64
@@ -15,7 +16,7 @@ pub(super) struct AnthropicMessages;
 
 const SIGNED: &str = "a signed thinking block: the provider checks its signature when it comes back, so it cannot be changed; a forged one can carry any text, so it is examined and a value in it refuses the request";
 
-const FIELDS: &[VerbatimField] = &[
+pub(super) const FIELDS: &[VerbatimField] = &[
     VerbatimField {
         key: "thinking",
         within: Within::TypeOnly("thinking"),
@@ -52,10 +53,15 @@ impl Provider for AnthropicMessages {
     }
 
     fn default_paths(&self) -> &'static [&'static str] {
-        // Not `/v1/messages/batches` nor `/v1/messages/count_tokens`: their
-        // bodies nest the API; they are generic JSON until they have a
-        // module of their own.
-        &["/v1/messages"]
+        // `count_tokens` takes a Messages request as it is. Batches nest
+        // it: their own module (`anthropic_batches`). Vertex AI serves
+        // Claude under its publisher path.
+        &[
+            "/v1/messages",
+            "/v1/messages/count_tokens",
+            "/v1/projects/*/locations/*/publishers/anthropic/models/*:rawpredict",
+            "/v1/projects/*/locations/*/publishers/anthropic/models/*:streamrawpredict",
+        ]
     }
 
     fn body_format(&self) -> BodyFormat {

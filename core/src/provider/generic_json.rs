@@ -4,7 +4,8 @@
 
 use super::stream_slots::EventSlots;
 use super::{
-    anthropic_messages, openai_chat, openai_responses, BodyFormat, Provider, VerbatimField,
+    anthropic_messages, bedrock_converse, gemini, openai_chat, openai_responses, BodyFormat,
+    Provider, VerbatimField,
 };
 use crate::json::{Document, NodeKind};
 
@@ -37,6 +38,14 @@ impl Provider for GenericJson {
             openai_chat::chat_chunk(doc, choices, slots);
             return;
         }
+        if doc.get(root, "candidates").is_some() {
+            gemini::gemini_chunk(doc, slots);
+            return;
+        }
+        if doc.get(root, "contentBlockIndex").is_some() || doc.get(root, "stopReason").is_some() {
+            bedrock_converse::bedrock_event(doc, slots);
+            return;
+        }
         let Some(kind) = doc.get(root, "type").and_then(|t| doc.str_value(t)?.ok()) else {
             return;
         };
@@ -49,6 +58,15 @@ impl Provider for GenericJson {
 
     fn sealed_answer_keys(&self) -> &'static [&'static str] {
         // Whatever a known provider signs.
-        &["thinking", "signature", "encrypted_content"]
+        &[
+            "thinking",
+            "signature",
+            "encrypted_content",
+            "thoughtSignature",
+            "thought_signature",
+            "reasoningContent/text",
+            "reasoningContent/redactedContent",
+            "reasoningText/text",
+        ]
     }
 }

@@ -46,7 +46,14 @@ impl Provider for OpenAiChat {
     }
 
     fn default_paths(&self) -> &'static [&'static str] {
-        &["/v1/chat/completions", "/chat/completions"]
+        &[
+            "/v1/chat/completions",
+            "/chat/completions",
+            // Azure OpenAI: per deployment (`?api-version=` is dropped by
+            // normalisation), and its v1 API.
+            "/openai/deployments/*/chat/completions",
+            "/openai/v1/chat/completions",
+        ]
     }
 
     fn body_format(&self) -> BodyFormat {
@@ -76,6 +83,10 @@ impl Provider for OpenAiChat {
 pub(super) fn chat_chunk(doc: &Document<'_>, choices: NodeId, slots: &mut EventSlots) {
     for (position, choice) in doc.children(choices).enumerate() {
         let i = number(doc, doc.get(choice, "index")).unwrap_or(position as u64);
+        // Legacy completions (`/v1/completions`) stream `choices[i].text`.
+        if let Some(text) = string_at(doc, choice, "text") {
+            slots.deltas.push((SlotKey::CompletionText(i), text));
+        }
         if let Some(delta) = doc.get(choice, "delta") {
             if let Some(text) = string_at(doc, delta, "content") {
                 slots.deltas.push((SlotKey::ChatContent(i), text));

@@ -50,7 +50,13 @@ impl Provider for OpenAiResponses {
     }
 
     fn default_paths(&self) -> &'static [&'static str] {
-        &["/v1/responses", "/responses"]
+        // Azure OpenAI serves it under `/openai/`.
+        &[
+            "/v1/responses",
+            "/responses",
+            "/openai/responses",
+            "/openai/v1/responses",
+        ]
     }
 
     fn body_format(&self) -> BodyFormat {

@@ -5,7 +5,8 @@
 //! unreserved characters decoded, backslashes read as slashes, repeated
 //! slashes merged, `.` and `..` segments resolved, a trailing slash dropped,
 //! ASCII lower-cased. A route matches the whole normalised path, segment by
-//! segment (`*` stands for any one segment): `/v1/messages` is not
+//! segment (`*` stands for any one segment, `*:method` for one that ends in
+//! `:method`): `/v1/messages` is not
 //! `/v1/messages/batches`, which nests the API and so must never be read as
 //! its parent's shape. A path no route matches goes to the fallback
 //! provider (generic JSON: every string and key masked).
@@ -40,7 +41,7 @@ impl PathPattern {
         let mut path = segments(normal_path);
         for want in &self.segments {
             match path.next() {
-                Some(seg) if want == "*" || want == seg => {}
+                Some(seg) if segment_matches(want, seg) => {}
                 _ => return false,
             }
         }
@@ -49,7 +50,18 @@ impl PathPattern {
 
     /// Wildcards in the pattern: fewer is more specific.
     fn wildcards(&self) -> usize {
-        self.segments.iter().filter(|s| *s == "*").count()
+        self.segments.iter().filter(|s| s.starts_with('*')).count()
+    }
+}
+
+/// `*` matches any segment; `*suffix` (Gemini's `*:generatecontent`) a
+/// segment that ends in `suffix` after at least one byte; else the segment
+/// as written.
+fn segment_matches(want: &str, seg: &str) -> bool {
+    match want.strip_prefix('*') {
+        Some("") => true,
+        Some(suffix) => seg.len() > suffix.len() && seg.ends_with(suffix),
+        None => want == seg,
     }
 }
 
@@ -156,7 +168,10 @@ fn decode_unreserved(s: &str) -> String {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::provider::{ANTHROPIC_MESSAGES, GENERIC_JSON, OPENAI_CHAT, OPENAI_RESPONSES};
+    use crate::provider::{
+        ANTHROPIC_BATCHES, ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, GEMINI, GENERIC_JSON, OPENAI_CHAT,
+        OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS, OPENAI_RESPONSES,
+    };
 
     #[test]
     fn paths_are_normalised() {
@@ -196,8 +211,31 @@ mod tests {
             ("/v1/responses", OPENAI_RESPONSES),
             ("/v1/messages", ANTHROPIC_MESSAGES),
             ("/v1/messages?beta=true", ANTHROPIC_MESSAGES),
-            ("/v1/messages/batches", GENERIC_JSON),
-            ("/v1/messages/count_tokens", GENERIC_JSON),
+            ("/v1/messages/batches", ANTHROPIC_BATCHES),
+            ("/v1/messages/batches/msgbatch_1/cancel", GENERIC_JSON),
+            ("/v1/messages/count_tokens", ANTHROPIC_MESSAGES),
+            (
+                "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+                GEMINI,
+            ),
+            ("/v1beta/models/gemini-2.5-flash:generateContent", GEMINI),
+            ("/v1beta/models/:generateContent", GENERIC_JSON),
+            ("/v1beta/models/gemini:generateContentx", GENERIC_JSON),
+            ("/v1beta/models/gemini%3AgenerateContent", GENERIC_JSON),
+            (
+                "/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent",
+                GEMINI,
+            ),
+            (
+                "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream",
+                BEDROCK_CONVERSE,
+            ),
+            ("/model/m/converse", BEDROCK_CONVERSE),
+            ("/model/a/b/converse", GENERIC_JSON),
+            ("/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", OPENAI_CHAT),
+            ("/openai/deployments/emb/embeddings?api-version=2024-10-21", OPENAI_EMBEDDINGS),
+            ("/v1/embeddings", OPENAI_EMBEDDINGS),
+            ("/v1/completions", OPENAI_COMPLETIONS),
             ("/v1/messagesx", GENERIC_JSON),
             ("/v1/chat/completions/abc/messages", GENERIC_JSON),
             ("/v1/responses/resp_1/input_items", GENERIC_JSON),

@@ -23,6 +23,15 @@ pub enum SlotKey {
     ResponsesArguments(u64),
     /// Anthropic: `content_block_delta` text or partial JSON (block index).
     AnthropicBlock(u64),
+    /// Legacy completions: `choices[i].text` (choice index).
+    CompletionText(u64),
+    /// Gemini: the text parts of `candidates[i].content` (candidate index).
+    GeminiText(u64),
+    /// Gemini: the thought-summary parts (`"thought": true`) of a candidate.
+    GeminiThought(u64),
+    /// Bedrock ConverseStream: `contentBlockDelta` text or tool-use input
+    /// (content block index).
+    BedrockBlock(u64),
 }
 
 /// Which slots an event ends (their held text must go out before it).
@@ -38,6 +47,8 @@ pub enum SlotEnd {
     ResponsesItem(u64),
     /// The text slots of one content part of a Responses output item.
     ResponsesPart(u64, u64),
+    /// Every slot of a Gemini candidate (it has a `finishReason`).
+    GeminiCandidate(u64),
 }
 
 impl SlotEnd {
@@ -48,11 +59,14 @@ impl SlotEnd {
             SlotEnd::All => true,
             SlotEnd::Slot(slot) => slot == key,
             SlotEnd::ChatChoice(choice) => matches!(key,
-                ChatContent(c) | ChatRefusal(c) | ChatToolArguments(c, _) if c == choice),
+                ChatContent(c) | ChatRefusal(c) | ChatToolArguments(c, _) | CompletionText(c)
+                    if c == choice),
             SlotEnd::ResponsesItem(item) => matches!(key,
                 ResponsesText(o, _) | ResponsesRefusal(o, _) | ResponsesArguments(o) if o == item),
             SlotEnd::ResponsesPart(item, part) => matches!(key,
                 ResponsesText(o, c) | ResponsesRefusal(o, c) if o == item && c == part),
+            SlotEnd::GeminiCandidate(candidate) => matches!(key,
+                GeminiText(c) | GeminiThought(c) if c == candidate),
         }
     }
 }

@@ -16,6 +16,9 @@ pub enum Within {
     TypeOnly(&'static str),
     /// In an object that is the member of this name of its parent object.
     MemberOf(&'static str),
+    /// In an object that is an item of the array that is the member of
+    /// this name of its parent object (Gemini's `parts[]`).
+    ItemOf(&'static str),
 }
 
 /// How a verbatim field is handled.
@@ -66,6 +69,16 @@ impl VerbatimField {
             Within::MemberOf(key) => doc.parent(holder).is_some_and(|grand| {
                 doc.kind(grand) == NodeKind::Object && doc.key_is(holder, key)
             }),
+            Within::ItemOf(key) => {
+                doc.kind(holder) == NodeKind::Object
+                    && doc.parent(holder).is_some_and(|array| {
+                        doc.kind(array) == NodeKind::Array
+                            && doc.key_is(array, key)
+                            && doc
+                                .parent(array)
+                                .is_some_and(|grand| doc.kind(grand) == NodeKind::Object)
+                    })
+            }
         }
     }
 }

@@ -126,12 +126,24 @@ fn restore_document(view: &RestoreView<'_>, doc: &Document<'_>) -> (Option<Vec<u
     (splice.apply(doc.bytes()).ok(), stats)
 }
 
-/// Whether string `id` sits under a key some provider signs or seals.
+/// Whether string `id` sits under a key some provider signs or seals
+/// (`parent/key`: the member `key` of an object that is the member
+/// `parent`).
 fn is_sealed(doc: &Document<'_>, id: NodeId) -> bool {
     doc.key_raw(id).is_some()
-        && REGISTRY
-            .iter()
-            .any(|p| p.sealed_answer_keys().iter().any(|key| doc.key_is(id, key)))
+        && REGISTRY.iter().any(|p| {
+            p.sealed_answer_keys()
+                .iter()
+                .any(|sealed| match sealed.split_once('/') {
+                    Some((parent, key)) => {
+                        doc.key_is(id, key)
+                            && doc
+                                .parent(id)
+                                .is_some_and(|holder| doc.key_is(holder, parent))
+                    }
+                    None => doc.key_is(id, sealed),
+                })
+        })
 }
 
 /// Buffers reused from one string to the next.
