@@ -20,7 +20,9 @@ fn a_minimal_configuration_takes_the_defaults() {
         ("/v1/chat/completions?x=1", "openai-chat"),
         ("/v1/messages", "anthropic-messages"),
         ("/v1/responses", "openai-responses"),
-        ("/v1/messages/batches", "json"),
+        ("/v1/messages/batches", "anthropic-batches"),
+        ("/v1/messages/batches/b1/results", "json"),
+        ("/v1beta/models/g:streamGenerateContent?alt=sse", "gemini"),
         ("/v1//x/../messages", "anthropic-messages"),
         ("/other", "json"),
     ] {
