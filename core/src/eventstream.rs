@@ -381,6 +381,12 @@ mod tests {
     fn the_crc_is_the_standard_one() {
         // CRC-32 (IEEE) of "123456789" is 0xCBF43926.
         assert_eq!(crc32fast::hash(b"123456789"), 0xCBF4_3926);
+        // The "empty message" of the AWS event-stream test vectors (as
+        // botocore's event-stream tests hold it): no headers, no payload.
+        assert_eq!(
+            encode_raw(b"", b""),
+            b"\x00\x00\x00\x10\x00\x00\x00\x00\x05\xc2H\xeb}\x98\xc8\xff"
+        );
     }
 
     #[test]

@@ -93,6 +93,46 @@ const CASES: &[Case] = &[
         ],
         signed_surrogates: true,
     },
+    Case {
+        fixture: "gemini.json",
+        shape: provider::GEMINI,
+        masked: &[
+            "systemInstruction.parts.0.text",
+            "contents.0.parts.0.text",
+            "contents.1.parts.1.functionCall.args.email",
+            "contents.1.parts.1.functionCall.args.customer.name",
+            "contents.2.parts.0.functionResponse.response.result",
+            "contents.2.parts.1.text",
+        ],
+        kept: &[
+            r#""inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"}"#,
+            r#""thoughtSignature": "CiQB0e2Kb7pU6C5fxNQ3vpXn0OQe9n9AhPZ7bTkhGZ3eOZxR2ZAKXwHR7Yo2Lx1Cc0JpZm1sWm9n""#,
+            r#"{"text": "The user asks about an order; look it up.", "thought": true}"#,
+            r#""name": "get_order""#,
+            r#""thinkingConfig": {"includeThoughts": true}"#,
+        ],
+        signed_surrogates: false,
+    },
+    Case {
+        fixture: "bedrock_converse.json",
+        shape: provider::BEDROCK_CONVERSE,
+        masked: &[
+            "system.0.text",
+            "messages.0.content.0.text",
+            "messages.1.content.1.text",
+            "messages.1.content.2.toolUse.input.email",
+            "messages.1.content.2.toolUse.input.customer.name",
+            "messages.2.content.0.toolResult.content.0.text",
+            "messages.2.content.1.text",
+        ],
+        kept: &[
+            r#""source": {"bytes": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"}"#,
+            // Signed reasoning, whole: it names surrogates only.
+            r#"{"reasoningText": {"text": "The user asks about Laura Bianchi. I should look the order up.", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYdVZv6v5fAn8QkQiMIm1hzR9lMK1Wv4ZmHh4k6Qbbh0i3f2rGh3N8aJkq3x8vCqB9mVnS0EoJ5jS8w=="}}"#,
+            r#""toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "name": "get_order""#,
+        ],
+        signed_surrogates: true,
+    },
 ];
 
 #[test]
