@@ -388,6 +388,129 @@ fn streams_are_restored_chunk_by_chunk() {
     assert_eq!(host.metric(metrics::RESTORED), 1);
 }
 
+/// Feeds `chunks` as answer body pieces, then the end; what went out.
+fn answer_in_chunks(host: &FakeHost, ex: &mut Exchange, chunks: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for chunk in chunks {
+        host.set_response(&[], chunk);
+        assert_eq!(
+            ex.on_response_body(host, chunk.len(), false),
+            Flow::Continue
+        );
+        out.extend(host.response_body.borrow().iter());
+    }
+    host.set_response(&[], b"");
+    assert_eq!(ex.on_response_body(host, 0, true), Flow::Continue);
+    out.extend(host.response_body.borrow().iter());
+    out
+}
+
+/// Bedrock ConverseStream: event-stream frames, split mid-frame, restored
+/// and framed again (every CRC checked on the way out); a broken frame is
+/// never forwarded and its log line names the offset, not the value.
+#[test]
+fn event_stream_answers_are_restored_frame_by_frame() {
+    use latet_core::eventstream::{encode_event, FrameReader};
+    const BEDROCK: &[(&str, &str)] = &[
+        (":method", "POST"),
+        (
+            ":path",
+            "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream",
+        ),
+        ("content-type", "application/json"),
+    ];
+    let body = br#"{"messages":[{"role":"user","content":[{"text":"Mario Rossi"}]}]}"#;
+    let delta = |text: &str| {
+        encode_event(
+            "contentBlockDelta",
+            serde_json::json!({"contentBlockIndex": 0, "delta": {"text": text}, "p": "abc"})
+                .to_string()
+                .as_bytes(),
+        )
+    };
+    let stop = encode_event("contentBlockStop", br#"{"contentBlockIndex":0}"#);
+    for broken in [false, true] {
+        let host = ready_host();
+        let mut ex = Exchange::new(worker_with(&host, ""));
+        send(&host, &mut ex, BEDROCK, body);
+        assert!(request_body(&host).contains("Laura Bianchi"));
+        host.set_response(
+            &[("content-type", "application/vnd.amazon.eventstream")],
+            b"",
+        );
+        assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+        let mut stream = [
+            delta("Hello Laura Bi"),
+            delta("anchi, welcome"),
+            stop.clone(),
+        ]
+        .concat();
+        if broken {
+            let last = stream.len() - 2;
+            stream[last] ^= 1;
+        }
+        let chunks: Vec<Vec<u8>> = stream.chunks(7).map(<[u8]>::to_vec).collect();
+        let out = answer_in_chunks(&host, &mut ex, &chunks);
+        let mut reader = FrameReader::default();
+        reader.push(&out);
+        let mut text = String::new();
+        let mut kinds = Vec::new();
+        while let Some(frame) = reader.next_frame().unwrap() {
+            let frame = frame.decode().unwrap();
+            let payload: serde_json::Value = serde_json::from_slice(&frame.payload).unwrap();
+            text.push_str(payload["delta"]["text"].as_str().unwrap_or_default());
+            kinds.push(frame.message_type().unwrap_or_default().to_string());
+        }
+        assert_eq!(reader.held_bytes(), 0, "only whole frames go out");
+        assert_eq!(text, "Hello Mario Rossi, welcome");
+        assert_eq!(host.metric(metrics::RESTORED), 1);
+        let logs: Vec<String> = host.logs.borrow().iter().map(|(_, l)| l.clone()).collect();
+        let logs = logs.join("\n");
+        if broken {
+            assert_eq!(kinds.last().map(String::as_str), Some("exception"));
+            assert!(logs.contains("answer stream broken off"), "{logs}");
+            assert!(!logs.contains("Mario") && !logs.contains("Laura"), "{logs}");
+        } else {
+            assert!(kinds.iter().all(|k| k == "event"), "{kinds:?}");
+        }
+    }
+}
+
+/// Gemini's JSON-array stream: elements restored as they complete, the
+/// answer still one JSON array.
+#[test]
+fn json_array_streams_are_restored_element_by_element() {
+    const GEMINI: &[(&str, &str)] = &[
+        (":method", "POST"),
+        (
+            ":path",
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        ),
+        ("content-type", "application/json"),
+    ];
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let body = br#"{"contents":[{"role":"user","parts":[{"text":"Mario Rossi"}]}]}"#;
+    send(&host, &mut ex, GEMINI, body);
+    assert!(request_body(&host).contains("Laura Bianchi"));
+    host.set_response(&[("content-type", "application/json; charset=UTF-8")], b"");
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    let chunk = |text: &str| {
+        serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]})
+            .to_string()
+    };
+    let first = format!("[{}", chunk("Hello Laura Bi"));
+    let second = format!("\n,\r\n{}", chunk("anchi, welcome"));
+    let chunks = vec![first.into_bytes(), second.into_bytes(), b"\n]".to_vec()];
+    let out = answer_in_chunks(&host, &mut ex, &chunks);
+    let array: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let text: String = array
+        .iter()
+        .filter_map(|c| c["candidates"][0]["content"]["parts"][0]["text"].as_str())
+        .collect();
+    assert_eq!(text, "Hello Mario Rossi, welcome");
+}
+
 #[test]
 fn a_stale_feed_leaves_surrogates_and_says_so() {
     let host = ready_host();
