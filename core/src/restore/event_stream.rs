@@ -14,7 +14,7 @@ use super::policy::RestoreView;
 use super::slot_table::{EventIn, SlotTable, Wrap};
 use super::sse_frame::SseLine;
 use super::RestoreStats;
-use crate::eventstream::{self, FrameReader, HeaderValue};
+use crate::eventstream::{self, FrameReader};
 use crate::provider::stream_slots::SlotEnd;
 use crate::provider::ProviderRef;
 use crate::CoreError;
@@ -122,30 +122,16 @@ impl EventStreamRestorer {
 
 /// The frame that tells an agent its stream was broken off.
 fn exception_frame(err: &CoreError) -> Vec<u8> {
-    let mut message = Vec::new();
+    /// `:exception-type: internalServerException`, `:content-type:
+    /// application/json`, `:message-type: exception` (type 7: string).
+    const HEADERS: &[u8] = b"\x0f:exception-type\x07\x00\x17internalServerException\
+        \x0d:content-type\x07\x00\x10application/json\
+        \x0d:message-type\x07\x00\x09exception";
+    let mut payload = b"{\"message\":\"".to_vec();
     crate::json::encode_into(
         &format!("latet gateway: the provider's answer stream was broken off: {err}"),
-        &mut message,
+        &mut payload,
     );
-    let mut payload = b"{\"message\":\"".to_vec();
-    payload.extend(message);
     payload.extend_from_slice(b"\"}");
-    eventstream::Frame {
-        headers: vec![
-            (
-                ":exception-type".into(),
-                HeaderValue::String("internalServerException".into()),
-            ),
-            (
-                ":content-type".into(),
-                HeaderValue::String("application/json".into()),
-            ),
-            (
-                ":message-type".into(),
-                HeaderValue::String("exception".into()),
-            ),
-        ],
-        payload,
-    }
-    .encode()
+    eventstream::encode_raw(HEADERS, &payload)
 }

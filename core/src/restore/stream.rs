@@ -6,7 +6,7 @@ use super::json_array::JsonArrayRestorer;
 use super::policy::RestoreView;
 use super::sse::SseRestorer;
 use super::RestoreStats;
-use crate::provider::{normalize_path, ProviderRef};
+use crate::provider::ProviderRef;
 use crate::CoreError;
 
 /// How an answer is read.
@@ -30,18 +30,14 @@ impl AnswerFormat {
     /// The format of an answer with `content_type` to a request for
     /// `path` (as sent: query and all).
     pub fn of(content_type: &str, path: &str) -> AnswerFormat {
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        if media == "text/event-stream" {
+        let media = content_type.split(';').next().unwrap_or_default().trim();
+        let is = |name: &str| media.eq_ignore_ascii_case(name);
+        if is("text/event-stream") {
             AnswerFormat::Sse
-        } else if media == "application/vnd.amazon.eventstream" {
+        } else if is("application/vnd.amazon.eventstream") {
             AnswerFormat::EventStream
-        } else if media.is_empty() || media.contains("json") || media.starts_with("text/") {
-            if media.contains("json") && normalize_path(path).ends_with(":streamgeneratecontent") {
+        } else if media.is_empty() || contains_ignore_case(media, "json") || starts_text(media) {
+            if contains_ignore_case(media, "json") && streams_json_array(path) {
                 AnswerFormat::JsonArray
             } else {
                 AnswerFormat::Whole
@@ -50,6 +46,28 @@ impl AnswerFormat {
             AnswerFormat::Other
         }
     }
+}
+
+fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+fn starts_text(media: &str) -> bool {
+    media
+        .get(..5)
+        .is_some_and(|head| head.eq_ignore_ascii_case("text/"))
+}
+
+/// Whether the path (query dropped) ends in Gemini's streaming method,
+/// which answers a JSON array when `alt=sse` is not asked for.
+fn streams_json_array(path: &str) -> bool {
+    const METHOD: &str = ":streamgeneratecontent";
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    path.len() >= METHOD.len()
+        && path.as_bytes()[path.len() - METHOD.len()..].eq_ignore_ascii_case(METHOD.as_bytes())
 }
 
 /// One streamed answer's restorer, in its framing.
