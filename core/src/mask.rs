@@ -27,6 +27,7 @@ mod tests;
 mod text;
 pub mod transport;
 mod views;
+pub(crate) use views::{base64_decode, base64_encode};
 
 pub use masker::{MaskOutcome, MaskStats, Masker, TextsOutcome, MAX_JSON_IN_STRING_DEPTH};
 pub use text::{mask_text, TextOutcome};

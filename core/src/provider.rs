@@ -17,6 +17,7 @@
 mod anthropic_batches;
 mod anthropic_messages;
 mod bedrock_converse;
+mod bedrock_invoke;
 mod gemini;
 mod generic_json;
 mod openai_chat;
@@ -91,6 +92,8 @@ pub static ANTHROPIC_BATCHES: ProviderRef = &anthropic_batches::AnthropicBatches
 pub static GEMINI: ProviderRef = &gemini::Gemini;
 /// Amazon Bedrock Converse and ConverseStream.
 pub static BEDROCK_CONVERSE: ProviderRef = &bedrock_converse::BedrockConverse;
+/// Amazon Bedrock InvokeModel (the model's own body; Claude's Messages).
+pub static BEDROCK_INVOKE: ProviderRef = &bedrock_invoke::BedrockInvoke;
 /// Any other JSON: every string and key, nothing kept.
 pub static GENERIC_JSON: ProviderRef = &generic_json::GenericJson;
 /// A body that is not JSON: the whole body as text.
@@ -106,6 +109,7 @@ pub static REGISTRY: &[ProviderRef] = &[
     ANTHROPIC_BATCHES,
     GEMINI,
     BEDROCK_CONVERSE,
+    BEDROCK_INVOKE,
     GENERIC_JSON,
     PLAIN_TEXT,
 ];

@@ -12,7 +12,7 @@ mod support;
 
 use latet_core::eventstream::{self, FrameReader};
 use latet_core::provider::{
-    ProviderRef, BEDROCK_CONVERSE, GEMINI, GENERIC_JSON, OPENAI_COMPLETIONS,
+    ProviderRef, BEDROCK_CONVERSE, BEDROCK_INVOKE, GEMINI, GENERIC_JSON, OPENAI_COMPLETIONS,
 };
 use latet_core::restore::{AnswerFormat, RestoreStats, StreamRestorer};
 use latet_core::snapshot::SnapshotIndex;
@@ -30,6 +30,20 @@ fn bedrock_stream() -> Vec<u8> {
             event["event"].as_str().unwrap(),
             &payload,
         ));
+    }
+    out
+}
+
+/// Claude on Bedrock (`InvokeModelWithResponseStream`): the Anthropic
+/// Messages fixture's events, each carried in base64 in a `chunk` frame.
+fn bedrock_invoke_stream() -> Vec<u8> {
+    use base64::Engine as _;
+    let mut out = Vec::new();
+    for event in json_events(&fixture("streams/anthropic_messages.sse")) {
+        let b64 =
+            base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&event).unwrap());
+        let payload = format!(r#"{{"bytes":"{b64}"}}"#);
+        out.extend(eventstream::encode_event("chunk", payload.as_bytes()));
     }
     out
 }
@@ -106,6 +120,28 @@ fn cases() -> Vec<Case> {
             // Text 5, tool input 3; the signed reasoning is not restored.
             stats: RestoreStats {
                 restored: 8,
+                declined_retired: 1,
+                ..RestoreStats::default()
+            },
+        },
+        Case {
+            name: "bedrock invoke-with-response-stream (Claude)",
+            format: AnswerFormat::EventStream,
+            provider: BEDROCK_INVOKE,
+            stream: bedrock_invoke_stream(),
+            slots: vec![
+                (
+                    "anthropic/1",
+                    "Sure: I will write to Mario Rossi (Project \"Blue\" Fox) and copy José Núñez. Ugo? Ask Ugo",
+                ),
+                (
+                    "anthropic/2",
+                    r#"{"to": "mario.rossi@acme.it", "cc": ["José Núñez", "Carla Verdi"], "subject": "Project \"Blue\" Fox"}"#,
+                ),
+            ],
+            // As the SSE form of the same events (restore_stream.rs).
+            stats: RestoreStats {
+                restored: 7,
                 declined_retired: 1,
                 ..RestoreStats::default()
             },

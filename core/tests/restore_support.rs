@@ -142,7 +142,19 @@ pub fn json_events(stream: &[u8]) -> Vec<serde_json::Value> {
         reader.push(stream);
         let mut events = Vec::new();
         while let Some(frame) = reader.next_frame().unwrap() {
-            events.push(serde_json::from_slice(frame.payload).unwrap());
+            let payload: serde_json::Value = serde_json::from_slice(frame.payload).unwrap();
+            // InvokeModelWithResponseStream: the model's event in base64.
+            let event = match payload["bytes"].as_str() {
+                Some(b64) => {
+                    use base64::Engine as _;
+                    let raw = base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .unwrap();
+                    serde_json::from_slice(&raw).unwrap()
+                }
+                None => payload,
+            };
+            events.push(event);
         }
         assert_eq!(reader.held_bytes(), 0, "the stream ends with a whole frame");
         return events;

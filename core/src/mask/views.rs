@@ -78,6 +78,12 @@ pub(crate) fn base64_data_url(text: &str) -> Option<(usize, Vec<u8>)> {
     Some((comma + 1, payload))
 }
 
+/// Standard base64 decoded (padding optional); `None` when it is not.
+pub(crate) fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    BASE64.decode(text).ok()
+}
+
 /// `bytes` in standard base64, padded.
 pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine as _;

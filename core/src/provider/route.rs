@@ -169,8 +169,8 @@ fn decode_unreserved(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::provider::{
-        ANTHROPIC_BATCHES, ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, GEMINI, GENERIC_JSON, OPENAI_CHAT,
-        OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS, OPENAI_RESPONSES,
+        ANTHROPIC_BATCHES, ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, BEDROCK_INVOKE, GEMINI,
+        GENERIC_JSON, OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS, OPENAI_RESPONSES,
     };
 
     #[test]
@@ -231,6 +231,8 @@ mod tests {
                 BEDROCK_CONVERSE,
             ),
             ("/model/m/converse", BEDROCK_CONVERSE),
+            ("/model/anthropic.claude-sonnet-4-20250514-v1%3A0/invoke-with-response-stream", BEDROCK_INVOKE),
+            ("/model/m/invoke", BEDROCK_INVOKE),
             ("/model/a/b/converse", GENERIC_JSON),
             ("/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", OPENAI_CHAT),
             ("/openai/deployments/emb/embeddings?api-version=2024-10-21", OPENAI_EMBEDDINGS),

@@ -4,6 +4,11 @@
 //! computed anew; a slot's held text goes out in a frame cloned from its
 //! last delta. Frames whose payload is not JSON pass as they came.
 //!
+//! A frame whose payload carries the model's own event in base64
+//! (`{"bytes":"…"}`: Bedrock `InvokeModelWithResponseStream`, e.g. Claude's
+//! Messages events) is read as that event: decoded, restored with the
+//! same slots, and encoded again.
+//!
 //! A malformed frame (a CRC that does not match, a length out of range, a
 //! stream cut inside a frame) is never forwarded: what was held is
 //! flushed, then an `internalServerException` frame tells the agent what
@@ -15,6 +20,7 @@ use super::slot_table::{EventIn, SlotTable, Wrap};
 use super::sse_frame::SseLine;
 use super::RestoreStats;
 use crate::eventstream::{self, FrameReader};
+use crate::json::{Document, NodeKind};
 use crate::provider::stream_slots::SlotEnd;
 use crate::provider::ProviderRef;
 use crate::CoreError;
@@ -58,15 +64,28 @@ impl EventStreamRestorer {
                     break;
                 }
             };
+            let (data, wrap) = match carried_event(frame.payload) {
+                Some((data, before, after)) => (
+                    std::borrow::Cow::Owned(data),
+                    Wrap::FrameBytes {
+                        headers: frame.headers.to_vec(),
+                        before: before.to_vec(),
+                        after: after.to_vec(),
+                    },
+                ),
+                None => (
+                    std::borrow::Cow::Borrowed(frame.payload),
+                    Wrap::Frame {
+                        headers: frame.headers.to_vec(),
+                    },
+                ),
+            };
             let lines = [SseLine {
                 start: 0,
-                end: frame.payload.len(),
+                end: data.len(),
             }];
-            let wrap = Wrap::Frame {
-                headers: frame.headers.to_vec(),
-            };
             let event = EventIn {
-                raw: frame.payload,
+                raw: &data,
                 lines: &lines,
                 wrap: &wrap,
                 terminated: true,
@@ -118,6 +137,28 @@ impl EventStreamRestorer {
         self.broken = Some(err);
         stats
     }
+}
+
+/// The model's event a payload carries in base64 (`{"bytes":"…"}`, Bedrock
+/// `InvokeModelWithResponseStream`): the event, and the payload's bytes
+/// before and after the base64. `None` when the payload is anything else
+/// (a Converse event) or its base64 is not a JSON object.
+fn carried_event(payload: &[u8]) -> Option<(Vec<u8>, &[u8], &[u8])> {
+    // Cheap test first: Converse payloads never start so.
+    if !payload.starts_with(b"{\"bytes\":\"") {
+        return None;
+    }
+    let doc = Document::parse(payload).ok()?;
+    let node = doc.get(doc.root(), "bytes")?;
+    if doc.kind(node) != NodeKind::String || doc.is_escaped(node) {
+        return None;
+    }
+    let event = crate::mask::base64_decode(doc.raw(node))?;
+    if event.first() != Some(&b'{') {
+        return None;
+    }
+    let span = doc.span(node);
+    Some((event, &payload[..span.start], &payload[span.end..]))
 }
 
 /// The frame that tells an agent its stream was broken off.

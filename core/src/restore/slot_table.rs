@@ -34,6 +34,15 @@ pub(super) enum Wrap {
     /// The payload of an event-stream frame with these raw headers: goes
     /// out as a frame, lengths and CRCs computed again.
     Frame { headers: Vec<u8> },
+    /// An event carried in base64 inside a frame's JSON payload (Bedrock
+    /// `InvokeModelWithResponseStream`: `{"bytes":"<base64 of the model's
+    /// event>"}`): goes out encoded again between the payload's bytes
+    /// `before` and `after`, in a frame with these raw headers.
+    FrameBytes {
+        headers: Vec<u8>,
+        before: Vec<u8>,
+        after: Vec<u8>,
+    },
 }
 
 impl Wrap {
@@ -41,6 +50,16 @@ impl Wrap {
         match self {
             Wrap::AsIs | Wrap::ArrayItem => out.extend_from_slice(bytes),
             Wrap::Frame { headers } => out.extend(eventstream::encode_raw(headers, bytes)),
+            Wrap::FrameBytes {
+                headers,
+                before,
+                after,
+            } => {
+                let mut payload = before.clone();
+                payload.extend(crate::mask::base64_encode(bytes).into_bytes());
+                payload.extend_from_slice(after);
+                out.extend(eventstream::encode_raw(headers, &payload));
+            }
         }
     }
 }
@@ -205,7 +224,7 @@ impl SlotTable {
         let (emitted, fields) = rewrite_event(event.raw, event.lines, edits);
         let data_start = match event.wrap {
             Wrap::ArrayItem => event.lines.first().map_or(0, |l| l.start),
-            Wrap::AsIs | Wrap::Frame { .. } => 0,
+            Wrap::AsIs | Wrap::Frame { .. } | Wrap::FrameBytes { .. } => 0,
         };
         for key in &here {
             let ending = ends.iter().any(|end| end.covers(key));
