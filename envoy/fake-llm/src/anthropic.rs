@@ -46,6 +46,7 @@ pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
         stream: body.get("stream").and_then(Value::as_bool) == Some(true),
         model: model_of(body),
         include_usage: false,
+        prompts: Vec::new(),
     })
 }
 
@@ -192,4 +193,41 @@ pub fn stream(reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
     );
     events.push("message_stop", jobj! {});
     events.0
+}
+
+/// `POST /v1/messages/count_tokens`: `{"input_tokens": N}`, N a rough count
+/// of the last user message (the body is a Messages request without
+/// `max_tokens`).
+pub fn count_tokens(body: &Value) -> Result<Json, RequestError> {
+    let prompt = read_prompt(body)?;
+    Ok(jobj! {"input_tokens": rough_tokens(&prompt.last_user_text)})
+}
+
+/// `POST /v1/messages/batches`: creates nothing, answers the
+/// `message_batch` object of a batch in progress with one request counted
+/// per item of `requests` (`{custom_id, params}`). What matters is what
+/// the request log shows the provider received.
+pub fn create_batch(body: &Value, ex: &Exchange) -> Result<Json, RequestError> {
+    let requests = body
+        .get("requests")
+        .and_then(Value::as_array)
+        .ok_or(RequestError::MissingField("requests"))?;
+    Ok(jobj! {
+        "id": format!("msgbatch_fake_{}", ex.seq),
+        "type": "message_batch",
+        "processing_status": "in_progress",
+        "request_counts": jobj! {
+            "processing": requests.len(),
+            "succeeded": 0u64,
+            "errored": 0u64,
+            "canceled": 0u64,
+            "expired": 0u64,
+        },
+        "ended_at": Json::Null,
+        "created_at": "2025-01-01T00:00:00Z",
+        "expires_at": "2025-01-02T00:00:00Z",
+        "archived_at": Json::Null,
+        "cancel_initiated_at": Json::Null,
+        "results_url": Json::Null,
+    })
 }

@@ -1,10 +1,17 @@
 //! A fake LLM provider for tests and the demo run: OpenAI Chat Completions,
-//! OpenAI Responses and Anthropic Messages, whole and streamed, answering
-//! with an echo of what it received (see the crate's README.md).
+//! Responses, legacy completions and embeddings (Azure's paths too),
+//! Anthropic Messages, count_tokens and batches, Gemini generateContent and
+//! Amazon Bedrock Converse, whole and streamed in each provider's framing,
+//! answering with an echo of what it received (see the crate's README.md).
 
 pub mod anthropic;
+pub mod api;
+pub mod bedrock;
 pub mod exchange;
+pub mod gemini;
 pub mod openai_chat;
+pub mod openai_completions;
+pub mod openai_embeddings;
 pub mod openai_responses;
 pub mod ordered_json;
 pub mod paced_body;

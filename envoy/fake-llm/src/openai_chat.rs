@@ -38,6 +38,7 @@ pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
             .pointer("/stream_options/include_usage")
             .and_then(Value::as_bool)
             == Some(true),
+        prompts: Vec::new(),
     })
 }
 

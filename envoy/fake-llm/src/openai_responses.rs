@@ -47,6 +47,7 @@ pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
         stream: body.get("stream").and_then(Value::as_bool) == Some(true),
         model: model_of(body),
         include_usage: false,
+        prompts: Vec::new(),
     })
 }
 

@@ -42,6 +42,52 @@ impl Json {
     }
 }
 
+impl Json {
+    /// The value pretty-printed as Google's REST front end writes a Gemini
+    /// JSON-array stream's elements: two-space indents, `"key": value`.
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        self.write_pretty(&mut out, 0);
+        out
+    }
+
+    fn write_pretty(&self, out: &mut String, depth: usize) {
+        let indent = |out: &mut String, depth: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(depth));
+        };
+        match self {
+            Json::Arr(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    item.write_pretty(out, depth + 1);
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Json::Obj(fields) if !fields.is_empty() => {
+                out.push('{');
+                for (i, (key, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    out.push_str(&Json::Str(key.clone()).to_string());
+                    out.push_str(": ");
+                    value.write_pretty(out, depth + 1);
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+}
+
 fn write_str(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     let escaped = serde_json::to_string(text).map_err(|_| fmt::Error)?;
     f.write_str(&escaped)
@@ -201,6 +247,18 @@ mod tests {
             value.to_string(),
             r#"{"type":"x","b":3,"a":["q\"uote\n",true,null],"f":1.5,"e":{},"z":"last"}"#
         );
+    }
+
+    #[test]
+    fn pretty_indents_and_round_trips() {
+        let value = jobj! {"a": jarr![1u64, jobj! {"b": "x"}], "e": jarr![], "o": jobj! {}};
+        let pretty = value.pretty();
+        assert_eq!(
+            pretty,
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\"\n    }\n  ],\n  \"e\": [],\n  \"o\": {}\n}"
+        );
+        let parsed: Value = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(parsed.to_string(), value.to_string());
     }
 
     #[test]

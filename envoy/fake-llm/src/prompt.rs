@@ -28,6 +28,9 @@ pub struct Prompt {
     pub model: String,
     /// OpenAI's `stream_options.include_usage`.
     pub include_usage: bool,
+    /// Legacy completions: every prompt of the request, in order (one
+    /// choice each); empty for the other APIs.
+    pub prompts: Vec<String>,
 }
 
 /// The answer the fake LLM gives.

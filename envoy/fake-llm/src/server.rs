@@ -11,13 +11,11 @@ use hyper::header::{HeaderMap, HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
-use crate::exchange::{Exchange, RequestError};
-use crate::jobj;
-use crate::ordered_json::Json;
+use crate::api::{Api, Output, Route};
+use crate::exchange::RequestError;
 use crate::paced_body::PacedBody;
-use crate::prompt::{decide_reply, rough_tokens, Prompt, Reply};
 use crate::request_log::{RecordedRequest, RequestLog};
-use crate::{anthropic, openai_chat, openai_responses, sse};
+use crate::sse;
 
 /// Default maximum characters of text per streamed delta.
 pub const DEFAULT_CHUNK_CHARS: usize = 3;
@@ -60,93 +58,6 @@ pub const HEADER_WRITE_BYTES: &str = "x-fake-write-bytes";
 pub const HEADER_TOOL_CALL: &str = "x-fake-tool-call";
 /// `x-fake-status: N`: answer with status N and the provider's error shape.
 pub const HEADER_STATUS: &str = "x-fake-status";
-
-/// Which provider API a path belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Api {
-    OpenAiChat,
-    OpenAiResponses,
-    Anthropic,
-}
-
-impl Api {
-    fn from_path(path: &str) -> Option<Self> {
-        match path {
-            "/v1/chat/completions" => Some(Self::OpenAiChat),
-            "/v1/responses" => Some(Self::OpenAiResponses),
-            "/v1/messages" => Some(Self::Anthropic),
-            _ => None,
-        }
-    }
-
-    fn read_prompt(self, body: &Value) -> Result<Prompt, RequestError> {
-        match self {
-            Self::OpenAiChat => openai_chat::read_prompt(body),
-            Self::OpenAiResponses => openai_responses::read_prompt(body),
-            Self::Anthropic => anthropic::read_prompt(body),
-        }
-    }
-
-    fn new_call_id(self, ex: &Exchange) -> String {
-        match self {
-            Self::OpenAiChat => openai_chat::new_call_id(ex),
-            Self::OpenAiResponses => openai_responses::new_call_id(ex),
-            Self::Anthropic => anthropic::new_call_id(ex),
-        }
-    }
-
-    fn whole(self, reply: &Reply, ex: &Exchange) -> Json {
-        match self {
-            Self::OpenAiChat => openai_chat::whole(reply, ex),
-            Self::OpenAiResponses => openai_responses::whole(reply, ex),
-            Self::Anthropic => anthropic::whole(reply, ex),
-        }
-    }
-
-    fn stream(self, reply: &Reply, ex: &Exchange, chunk_chars: usize) -> Vec<String> {
-        match self {
-            Self::OpenAiChat => openai_chat::stream(reply, ex, chunk_chars),
-            Self::OpenAiResponses => openai_responses::stream(reply, ex, chunk_chars),
-            Self::Anthropic => anthropic::stream(reply, ex, chunk_chars),
-        }
-    }
-
-    /// The provider's error body.
-    fn error_body(self, status: StatusCode, message: &str) -> Json {
-        match self {
-            Self::Anthropic => jobj! {
-                "type": "error",
-                "error": jobj! {"type": anthropic_error_type(status), "message": message},
-            },
-            Self::OpenAiChat | Self::OpenAiResponses => jobj! {
-                "error": jobj! {
-                    "message": message,
-                    "type": openai_error_type(status),
-                    "param": Json::Null,
-                    "code": Json::Null,
-                },
-            },
-        }
-    }
-}
-
-fn anthropic_error_type(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "invalid_request_error",
-        401 => "authentication_error",
-        429 => "rate_limit_error",
-        529 => "overloaded_error",
-        _ => "api_error",
-    }
-}
-
-fn openai_error_type(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "invalid_request_error",
-        429 => "rate_limit_exceeded",
-        _ => "server_error",
-    }
-}
 
 /// How to send a stream, from the control headers.
 struct Pacing {
@@ -266,7 +177,8 @@ pub async fn handle(request: Request<Incoming>, fake: Arc<FakeLlm>) -> Result<An
     let seq = recording.seq;
     drop(recording);
     let body = whole.freeze();
-    let Some(api) = Api::from_path(path).filter(|_| parts.method == Method::POST) else {
+    let route = Route::of(path, parts.uri.query()).filter(|_| parts.method == Method::POST);
+    let Some(route) = route else {
         return Ok(respond(
             StatusCode::NOT_FOUND,
             "text/plain",
@@ -274,7 +186,7 @@ pub async fn handle(request: Request<Incoming>, fake: Arc<FakeLlm>) -> Result<An
         ));
     };
     Ok(answer_api(
-        api,
+        &route,
         &parts.headers,
         &body,
         seq,
@@ -328,16 +240,27 @@ fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
+fn respond_error(api: Api, status: StatusCode, message: &str) -> Answer {
+    let error = api.error(status.as_u16(), message);
+    let mut answer = respond_json(status, &error.body);
+    if let Some((name, value)) = error.header {
+        answer
+            .headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+    }
+    answer
+}
+
 fn answer_api(
-    api: Api,
+    route: &Route,
     headers: &HeaderMap,
     body: &[u8],
     seq: u64,
     default_delay: Duration,
 ) -> Answer {
-    let fail = |status: StatusCode, error: &RequestError| {
-        respond_json(status, &api.error_body(status, &error.to_string()))
-    };
+    let api = route.api;
+    let fail =
+        |status: StatusCode, error: &RequestError| respond_error(api, status, &error.to_string());
     let pacing = match pacing(headers, default_delay) {
         Ok(pacing) => pacing,
         Err(error) => return fail(StatusCode::BAD_REQUEST, &error),
@@ -349,9 +272,7 @@ fn answer_api(
             .and_then(|text| text.trim().parse::<u16>().ok())
             .and_then(|code| StatusCode::from_u16(code).ok());
         return match status {
-            Some(status) => {
-                respond_json(status, &api.error_body(status, "forced by x-fake-status"))
-            }
+            Some(status) => respond_error(api, status, "forced by x-fake-status"),
             None => fail(
                 StatusCode::BAD_REQUEST,
                 &RequestError::BadHeader(HEADER_STATUS),
@@ -362,23 +283,20 @@ fn answer_api(
         Ok(value) => value,
         Err(_) => return fail(StatusCode::BAD_REQUEST, &RequestError::InvalidJson),
     };
-    let prompt = match api.read_prompt(&parsed) {
-        Ok(prompt) => prompt,
+    let forced_tool = headers.get(HEADER_TOOL_CALL).and_then(|v| v.to_str().ok());
+    let output = api.answer(
+        route,
+        &parsed,
+        seq,
+        unix_now(),
+        forced_tool,
+        pacing.chunk_chars,
+    );
+    let (framing, events) = match output {
+        Ok(Output::Whole(json)) => return respond_json(StatusCode::OK, &json),
+        Ok(Output::Stream(framing, events)) => (framing, events),
         Err(error) => return fail(StatusCode::BAD_REQUEST, &error),
     };
-    let exchange = Exchange {
-        seq,
-        created: unix_now(),
-        model: prompt.model.clone(),
-        input_tokens: rough_tokens(&prompt.last_user_text),
-        include_usage: prompt.include_usage,
-    };
-    let forced_tool = headers.get(HEADER_TOOL_CALL).and_then(|v| v.to_str().ok());
-    let reply = decide_reply(&prompt, forced_tool, api.new_call_id(&exchange));
-    if !prompt.stream {
-        return respond_json(StatusCode::OK, &api.whole(&reply, &exchange));
-    }
-    let events = api.stream(&reply, &exchange, pacing.chunk_chars);
     let writes = match pacing.write_bytes {
         Some(size) => sse::regroup(&events, size),
         None => events.into_iter().map(Bytes::from).collect(),
@@ -387,7 +305,7 @@ fn answer_api(
     let headers = response.headers_mut();
     headers.insert(
         CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+        HeaderValue::from_static(framing.content_type()),
     );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response

@@ -16,11 +16,12 @@ pub fn named_event(name: &str, data: &Json) -> String {
 /// OpenAI Chat Completions' end-of-stream marker.
 pub const DONE: &str = "data: [DONE]\n\n";
 
-/// Regroups a stream's bytes into writes of exactly `write_bytes` bytes (the
+/// Regroups a stream's bytes (SSE events, JSON-array elements, event-stream
+/// frames) into writes of exactly `write_bytes` bytes (the
 /// last may be shorter), ignoring event boundaries — and character
 /// boundaries: a split inside a UTF-8 sequence is the point.
-pub fn regroup(events: &[String], write_bytes: usize) -> Vec<bytes::Bytes> {
-    let all: Vec<u8> = events.iter().flat_map(|e| e.bytes()).collect();
+pub fn regroup(events: &[impl AsRef<[u8]>], write_bytes: usize) -> Vec<bytes::Bytes> {
+    let all: Vec<u8> = events.iter().flat_map(|e| e.as_ref().to_vec()).collect();
     all.chunks(write_bytes.max(1))
         .map(bytes::Bytes::copy_from_slice)
         .collect()
