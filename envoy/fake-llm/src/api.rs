@@ -359,9 +359,12 @@ fn openai_error_type(status: u16) -> &'static str {
 mod tests {
     use super::*;
 
+    /// Path, query, and the API and path model wanted.
+    type RouteCase<'a> = (&'a str, Option<&'a str>, Option<(Api, Option<&'a str>)>);
+
     #[test]
     fn routes_table() {
-        let cases: &[(&str, Option<&str>, Option<(Api, Option<&str>)>)] = &[
+        let cases: &[RouteCase] = &[
             ("/v1/chat/completions", None, Some((Api::OpenAiChat, None))),
             (
                 "/v1/messages/count_tokens",
