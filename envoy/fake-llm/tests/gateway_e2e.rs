@@ -21,6 +21,11 @@
 
 mod support;
 
+// The APIs of issue 16 (Gemini, Bedrock, completions, embeddings, Azure,
+// count_tokens, batches); a path, since `providers.rs` is another test.
+#[path = "gateway_e2e/providers.rs"]
+mod providers;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

@@ -1,8 +1,8 @@
 //! The fake LLM's Gemini, Bedrock, legacy completions, embeddings, Azure and
 //! Anthropic count_tokens/batches APIs over real sockets (no Envoy): echo,
 //! shapes, stream framings, tool calls, control headers. The Bedrock frames
-//! are checked with a CRC-32 written here, bit by bit, apart from the codec
-//! that wrote them.
+//! are read by `support::frames`, whose CRC-32 is computed bit by bit, apart
+//! from the codec that wrote them.
 
 // Tests may unwrap and panic: a failure is the point.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -11,6 +11,7 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
+use support::frames::{be_u32, crc32_bitwise, decode_frames};
 use support::{post, send, start, RawResponse};
 
 const TEXT: &str = "Hello, my name is Ada Lovelace and my mail is ada@example.org";
@@ -221,83 +222,6 @@ async fn gemini_count_tokens_and_errors() {
     assert_eq!(missing.json()["error"]["status"], "INVALID_ARGUMENT");
     let unknown = post(addr, "/v1beta/models/g:embedContent", &[], &json!({})).await;
     assert_eq!(unknown.status, 404);
-}
-
-/// CRC-32 (IEEE, reflected), bit by bit: not the codec's table.
-fn crc32_bitwise(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-/// One event-stream frame, decoded by hand: its string headers and payload.
-struct Frame {
-    headers: Vec<(String, String)>,
-    payload: Value,
-}
-
-impl Frame {
-    fn header(&self, name: &str) -> &str {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_else(|| panic!("no header {name}"))
-    }
-}
-
-fn be_u32(bytes: &[u8]) -> u32 {
-    u32::from_be_bytes(bytes.try_into().unwrap())
-}
-
-/// Decodes frames back to back, checking both CRCs of each; every byte
-/// must belong to a frame.
-fn decode_frames(mut bytes: &[u8]) -> Vec<Frame> {
-    let mut frames = Vec::new();
-    while !bytes.is_empty() {
-        let total = be_u32(&bytes[0..4]) as usize;
-        let headers_len = be_u32(&bytes[4..8]) as usize;
-        assert_eq!(
-            crc32_bitwise(&bytes[0..8]),
-            be_u32(&bytes[8..12]),
-            "prelude CRC"
-        );
-        let frame = &bytes[..total];
-        assert_eq!(
-            crc32_bitwise(&frame[..total - 4]),
-            be_u32(&frame[total - 4..]),
-            "message CRC"
-        );
-        let mut raw = &frame[12..12 + headers_len];
-        let mut headers = Vec::new();
-        while !raw.is_empty() {
-            let name_len = raw[0] as usize;
-            let name = std::str::from_utf8(&raw[1..1 + name_len])
-                .unwrap()
-                .to_owned();
-            assert_eq!(raw[1 + name_len], 7, "string headers only");
-            let at = 2 + name_len;
-            let value_len = u16::from_be_bytes([raw[at], raw[at + 1]]) as usize;
-            let value = std::str::from_utf8(&raw[at + 2..at + 2 + value_len])
-                .unwrap()
-                .to_owned();
-            headers.push((name, value));
-            raw = &raw[at + 2 + value_len..];
-        }
-        let payload = serde_json::from_slice(&frame[12 + headers_len..total - 4]).unwrap();
-        frames.push(Frame { headers, payload });
-        bytes = &bytes[total..];
-    }
-    frames
 }
 
 #[test]

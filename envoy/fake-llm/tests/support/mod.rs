@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod frames;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
