@@ -21,6 +21,7 @@ mod clean_texts;
 mod find;
 mod masker;
 mod memo;
+mod multipart;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

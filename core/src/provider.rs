@@ -18,6 +18,7 @@ mod anthropic_batches;
 mod anthropic_messages;
 mod bedrock_converse;
 mod bedrock_invoke;
+mod files;
 mod gemini;
 mod generic_json;
 mod openai_chat;
@@ -30,7 +31,9 @@ pub mod stream_slots;
 pub(crate) mod verbatim;
 
 pub use route::{normalize_path, PathPattern, RouteTable};
-pub use verbatim::{is_base64_media, is_data_url_media, Verbatim, VerbatimField, Within};
+pub use verbatim::{
+    is_base64_media, is_data_url_media, is_media_bytes, Verbatim, VerbatimField, Within,
+};
 
 use crate::json::Document;
 use stream_slots::EventSlots;
@@ -42,6 +45,9 @@ pub enum BodyFormat {
     Json,
     /// UTF-8 text, examined whole.
     Text,
+    /// `multipart/form-data` (file uploads): each part examined by what it
+    /// holds (`mask/multipart.rs`).
+    Multipart,
 }
 
 /// One API the gateway speaks. Implementations are unit structs, listed
@@ -94,6 +100,8 @@ pub static GEMINI: ProviderRef = &gemini::Gemini;
 pub static BEDROCK_CONVERSE: ProviderRef = &bedrock_converse::BedrockConverse;
 /// Amazon Bedrock InvokeModel (the model's own body; Claude's Messages).
 pub static BEDROCK_INVOKE: ProviderRef = &bedrock_invoke::BedrockInvoke;
+/// File uploads (multipart: batch input files).
+pub static FILES: ProviderRef = &files::Files;
 /// Any other JSON: every string and key, nothing kept.
 pub static GENERIC_JSON: ProviderRef = &generic_json::GenericJson;
 /// A body that is not JSON: the whole body as text.
@@ -110,6 +118,7 @@ pub static REGISTRY: &[ProviderRef] = &[
     GEMINI,
     BEDROCK_CONVERSE,
     BEDROCK_INVOKE,
+    FILES,
     GENERIC_JSON,
     PLAIN_TEXT,
 ];

@@ -443,3 +443,79 @@ fn a_base64_data_url_is_masked_inside_or_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A file upload (OpenAI batch input): values in the filename, in a text
+/// part, and in every line of the JSON-lines file (escaped, in a key, in a
+/// tool call's arguments) leave masked; each line keeps what its API keeps
+/// (an inline image of a chat line); a PNG part is kept byte for byte; a
+/// part that is neither text nor a known file, and a value as the
+/// boundary, refuse the request.
+#[test]
+fn a_multipart_upload_is_examined_part_by_part() {
+    // A PNG's first bytes, then bytes that are not UTF-8.
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\x00\xff\xfe";
+    let image =
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk";
+    let lines = [
+        format!(
+            r#"{{"custom_id":"r1","method":"POST","url":"/v1/chat/completions","body":{{"model":"m","messages":[{{"role":"user","content":[{{"type":"text","text":"Write to Jos\u00e9 Garc\u00eda"}},{{"type":"image_url","image_url":{{"url":"{image}"}}}}]}}]}}}}"#
+        ),
+        r#"{"custom_id":"r2","method":"POST","url":"/v1/embeddings","body":{"input":["mario.rossi@acme.it"],"model":"e"}}"#.to_string(),
+        r#"{"custom_id":"r3","url":"/v1/responses","body":{"input":[{"type":"function_call","arguments":"{\"who\":\"Mario Rossi\"}"}],"Mario Rossi":1}}"#.to_string(),
+    ];
+    let body = |boundary: &str, extra: &str| {
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch for Mario Rossi\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"Mario Rossi batch.jsonl\"\r\n\
+             Content-Type: application/jsonl\r\n\r\n{}\n\r\n{extra}--{boundary}--\r\n",
+            lines.join("\n")
+        )
+    };
+    let png_part = "--b0undary\r\nContent-Disposition: form-data; name=\"img\"; filename=\"x.png\"\r\n\r\n@PNG@\r\n";
+    let text = body("b0undary", png_part);
+    let (head, tail) = text.split_once("@PNG@").unwrap();
+    let upload = [head.as_bytes(), png, tail.as_bytes()].concat();
+    let outcome = masker(0)
+        .mask_request(
+            &demo_index(),
+            provider::FILES,
+            &upload,
+            MaskOptions::default(),
+        )
+        .unwrap();
+    let MaskOutcome::Masked {
+        body: Some(out), ..
+    } = outcome
+    else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        out.windows(png.len()).any(|w| w == png),
+        "the PNG part is kept"
+    );
+    assert_no_value(&out, "upload");
+    let out = String::from_utf8_lossy(&out);
+    // Every line is still one JSON document, its image kept.
+    let file = out.split("\r\n\r\n").nth(2).unwrap();
+    let file = file.split("\n\r\n").next().unwrap();
+    for line in file.lines() {
+        let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(doc["custom_id"].is_string(), "{line}");
+    }
+    assert!(out.contains(image), "the chat line's inline image is kept");
+    assert!(out.starts_with("--b0undary\r\n") && out.ends_with("--b0undary--\r\n"));
+
+    // A part of bytes that are not UTF-8 and of no known file type.
+    let raw = b"--b0undary\r\nX: y\r\n\r\n\xff\xfe\x00\r\n--b0undary--\r\n";
+    let err = masker(0)
+        .mask_request(&demo_index(), provider::FILES, raw, MaskOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("neither text nor a known file type"), "{err}");
+    let err = mask(provider::FILES, &body("Mario Rossi", ""))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("boundary") && !err.contains("Mario"), "{err}");
+    // Not multipart at all: refused, never forwarded.
+    assert!(mask(provider::FILES, "{\"a\":\"Mario Rossi\"}").is_err());
+}

@@ -229,6 +229,7 @@ PATHS = {
     "query": "/v1/chat/completions",
     "path": "/v1/chat/completions",
     "transport": "/v1/chat/completions",
+    "more-providers": "/v1beta/models/gemini-2.5-flash:generateContent",
 }
 
 CLEAN = "Please summarise the attached notes in two lines."
@@ -1390,6 +1391,96 @@ def build():
     v = email()
     attack("path-fragment-after-query", P, "the value in a fragment after the query", None, [v], method="GET",
            path="/v1/chat/completions?x=1#" + v, headers=[])
+
+    # ---------------------------------------------------------------- more providers
+    # Gemini, Bedrock, legacy completions, embeddings, Azure paths, batches,
+    # file uploads: where their verbatim fields and shapes let a value hide.
+    M = "more-providers"
+    GEM = "/v1beta/models/gemini-2.5-flash:generateContent"
+    v = email()
+    attack("more-gemini-text", M, "a Gemini `contents[].parts[].text`",
+           {"contents": [{"role": "user", "parts": [{"text": f"Mail {v} today."}]}]}, [v], path=GEM)
+    v = card()
+    attack("more-gemini-inline-data-text", M, "text in `inlineData.data` posing as media",
+           {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": f"card {v}"}}]}]},
+           [v], path=GEM)
+    v = email()
+    attack("more-gemini-thought-signature", M, "a value as a `thoughtSignature`",
+           {"contents": [{"role": "model", "parts": [{"text": "ok", "thoughtSignature": v}]}]}, [v], path=GEM)
+    v = iban()
+    attack("more-gemini-function-args", M, "a value in `functionCall.args`",
+           {"contents": [{"role": "model", "parts": [{"functionCall": {"name": "pay", "args": {"iban": v}}}]}]},
+           [v], path=GEM)
+    v = phone()
+    attack("more-gemini-system-instruction", M, "`systemInstruction` via the streaming method and `?alt=sse`",
+           {"systemInstruction": {"parts": [{"text": f"Call {v}."}]}, "contents": []}, [v],
+           path="/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+    v = email()
+    attack("more-gemini-vertex", M, "Vertex AI's publisher path",
+           {"contents": [{"role": "user", "parts": [{"text": v}]}]}, [v],
+           path="/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent")
+    v = email()
+    attack("more-gemini-api-key-query", M, "a value beside the API key in the query",
+           {"contents": []}, [v], path=GEM + "?key=AIzaSyD-fake-key-0123456789abcdefghij&u=" + v.replace("@", "%40"))
+    BED = "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse"
+    v = email()
+    attack("more-bedrock-text", M, "a Bedrock Converse text block",
+           {"messages": [{"role": "user", "content": [{"text": f"Mail {v}"}]}]}, [v], path=BED)
+    v = card()
+    attack("more-bedrock-source-bytes-text", M, "text in an image's `source.bytes`",
+           {"messages": [{"role": "user", "content": [{"image": {"format": "png", "source": {"bytes": f"card {v}"}}}]}]},
+           [v], path=BED)
+    v = email()
+    attack("more-bedrock-reasoning", M, "a value in signed `reasoningText.text`",
+           {"messages": [{"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": f"mail {v}", "signature": "sig"}}}]}]},
+           [v], path=BED)
+    v = email()
+    attack("more-bedrock-tool-input", M, "a value in `toolUse.input`, streamed path",
+           {"messages": [{"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "send", "input": {"to": v}}}]}]},
+           [v], path="/model/m/converse-stream")
+    v = sk_anthropic()
+    attack("more-bedrock-invoke", M, "Claude's Messages body through `InvokeModel`",
+           {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10, "messages": [{"role": "user", "content": f"key {v}"}]},
+           [v], path="/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke-with-response-stream")
+    v = email()
+    attack("more-completions-prompt-array", M, "legacy completions, `prompt` as an array",
+           {"model": "gpt-3.5-turbo-instruct", "prompt": ["hi", f"mail {v}"]}, [v], path="/v1/completions")
+    v = iban()
+    attack("more-embeddings-input", M, "embeddings `input` array",
+           {"model": "text-embedding-3-small", "input": ["x", v]}, [v], path="/v1/embeddings")
+    v = email()
+    attack("more-azure-chat", M, "Azure OpenAI deployment path with `api-version`",
+           chat_msgs({"role": "user", "content": f"to {v}"}), [v],
+           path="/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+           headers=JSON_HEADERS + [["api-key", "0123456789abcdef0123456789abcdef"]])
+    v = email()
+    attack("more-azure-deployment-name", M, "a value as the Azure deployment name", chat(), [v],
+           path="/openai/deployments/" + v.replace("@", "%40") + "/chat/completions?api-version=2024-10-21")
+    v, w = email(), card()
+    attack("more-anthropic-batches", M, "a message batch: values in `custom_id` and a nested request",
+           {"requests": [{"custom_id": v, "params": {"model": "claude", "max_tokens": 5,
+                                                     "messages": [{"role": "user", "content": f"card {w}"}]}}]},
+           [v, w], path="/v1/messages/batches", headers=ANTHROPIC_HEADERS)
+    v = email()
+    attack("more-anthropic-count-tokens", M, "`count_tokens` with a value",
+           anth_blocks({"type": "text", "text": f"mail {v}"}), [v], path="/v1/messages/count_tokens",
+           headers=ANTHROPIC_HEADERS)
+    v, w, x = email(), phone(), "Wilhelmina Okonkwo-Brandt"
+    line = json.dumps({"custom_id": "r1", "method": "POST", "url": "/v1/chat/completions",
+                       "body": {"model": "m", "messages": [{"role": "user", "content": f"call {w}"}]}})
+    upload = ("--latetb0und\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n"
+              f"--latetb0und\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{v}.jsonl\"\r\n"
+              "Content-Type: application/jsonl\r\n\r\n" + line + "\n\r\n"
+              f"--latetb0und\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nfor {x}\r\n"
+              "--latetb0und--\r\n")
+    attack("more-files-batch-upload", M, "a batch input file upload: values in the filename, a JSON line, a text part",
+           upload, [v, w, x], path="/v1/files",
+           headers=[["content-type", "multipart/form-data; boundary=latetb0und"]])
+    v = email()
+    upload = (f"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n")
+    attack("more-files-binary-part", M, "a binary part of no known file type around a value",
+           None, [v], path="/v1/files", headers=[["content-type", "multipart/form-data; boundary=x"]],
+           body_base64=base64.b64encode(upload.encode() + b"\xff\xfe" + v.encode() + b"\r\n--x--\r\n").decode())
 
     # ------------------------------------------------- person names (no marker:
     # the log grep cannot see them; the leak rule reads them like any value)

@@ -446,8 +446,8 @@ fn word_before(text: &str, at: usize) -> Option<usize> {
 }
 
 /// The word starting at or after `from`: letters, with `'` or `-`
-/// between letters, and `.` then lower-case letters (`Sig.ra`,
-/// `Dott.ssa`); its byte range.
+/// between letters, and `.` then up to three lower-case letters after at
+/// most four (`Sig.ra`, `Dott.ssa`); its byte range.
 fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
     let rest = &text[from..];
     let offset = rest.find(|c: char| c.is_alphabetic())?;
@@ -462,11 +462,17 @@ fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
             continue;
         }
         let joiner = matches!(c, '\'' | '’' | '-' | '.');
-        let next_is_letter = text[at + c.len_utf8()..]
+        let after = &text[at + c.len_utf8()..];
+        let next_is_letter = after
             .chars()
             .next()
             .is_some_and(|n| n.is_alphabetic() && (c != '.' || n.is_lowercase()));
-        if joiner && next_is_letter {
+        // A dot joins only an abbreviation's short parts (`Sig.ra`,
+        // `Dott.ssa`), never a name and a file extension (`Rossi.jsonl`).
+        let abbreviation = c != '.'
+            || (text[start..at].chars().count() <= 4
+                && after.chars().take_while(|n| n.is_alphabetic()).count() <= 3);
+        if joiner && next_is_letter && abbreviation {
             chars.next();
             continue;
         }
@@ -1131,6 +1137,20 @@ mod tests {
             ["Milagros Peña Aranda"]
         );
         assert_eq!(names("Approver: J. Whitcombe."), ["J. Whitcombe"]);
+    }
+
+    /// Found in an upload's `filename` and after a word another language
+    /// lists as a place (`See`, a German lake): a name ends at a file
+    /// extension, and an English verb before it does not make it a place.
+    #[test]
+    fn names_beside_file_extensions_and_common_words() {
+        assert_eq!(
+            names(r#"form-data; name="file"; filename="Mario Rossi.jsonl""#),
+            ["Mario Rossi"]
+        );
+        assert_eq!(names("open Mario Rossi.pdf"), ["Mario Rossi"]);
+        assert_eq!(names("see Anna Weber now"), ["Anna Weber"]);
+        assert_eq!(names("Gentile Sig.ra Bianchi"), ["Bianchi"]);
     }
 
     #[test]

@@ -210,6 +210,7 @@ impl Masker {
                     .map(|m| m.into_string().into_bytes())
             }
             BodyFormat::Json => run.json_body(provider, body)?,
+            BodyFormat::Multipart => run.multipart_body(body)?,
         };
         if !run.new_values.is_empty() {
             return Ok(MaskOutcome::NeedEntries {
@@ -309,6 +310,17 @@ impl Masker {
     }
 }
 
+/// An error of one JSON line of a multipart part, said where the line
+/// starts in the whole body.
+fn shifted(err: CoreError, line_at: usize) -> CoreError {
+    match err {
+        CoreError::BadBody(why) => {
+            CoreError::BadBody(format!("multipart: the JSON line at byte {line_at}: {why}"))
+        }
+        other => other,
+    }
+}
+
 impl Run<'_> {
     /// The entries used, sorted; an e-mail's company domain counts as
     /// sent with it (its surrogate is the domain part of the e-mail's).
@@ -345,6 +357,77 @@ impl Run<'_> {
             return Ok(None);
         }
         Ok(splice.finish())
+    }
+
+    /// A `multipart/form-data` body, part by part (`multipart.rs` says how
+    /// each piece is read). `None` when nothing changed.
+    fn multipart_body(&mut self, body: &[u8]) -> Result<Option<Vec<u8>>, CoreError> {
+        use super::multipart::{self, BodyReading, Piece};
+        let split = multipart::split(body)?;
+        // Boundary characters are ASCII (checked by the split).
+        let boundary = std::str::from_utf8(&body[split.boundary.clone()]).unwrap_or_default();
+        let found = self.unit(TextContext::Text, boundary, false, true, 0)?;
+        if found.masked.is_some() || found.incomplete {
+            return Err(CoreError::BadBody(format!(
+                "multipart: a value was found in the boundary at byte {}: it repeats between the parts and in the content-type header, so it cannot be masked",
+                split.boundary.start
+            )));
+        }
+        let mut out = Vec::with_capacity(body.len() + 64);
+        let mut changed = false;
+        for piece in &split.pieces {
+            let (range, is_body) = match piece {
+                Piece::Delimiter(range) => {
+                    out.extend_from_slice(&body[range.clone()]);
+                    continue;
+                }
+                Piece::Text(range) => (range.clone(), false),
+                Piece::Body(range) => (range.clone(), true),
+            };
+            let bytes = &body[range.clone()];
+            let reading = if is_body {
+                multipart::reading(bytes, range.start)?
+            } else {
+                BodyReading::Text(std::str::from_utf8(bytes).map_err(|e| {
+                    CoreError::BadBody(format!(
+                        "multipart: not UTF-8 at byte {}",
+                        range.start + e.valid_up_to()
+                    ))
+                })?)
+            };
+            match reading {
+                BodyReading::Media => out.extend_from_slice(bytes),
+                BodyReading::Text(text) => {
+                    self.stats.texts += 1;
+                    match self.unit(TextContext::Text, text, false, false, 0)?.masked {
+                        Some(masked) => {
+                            changed = true;
+                            out.extend_from_slice(masked.as_str().as_bytes());
+                        }
+                        None => out.extend_from_slice(bytes),
+                    }
+                }
+                BodyReading::JsonLines(lines) => {
+                    let mut copied = 0;
+                    for (line, provider) in lines {
+                        out.extend_from_slice(&bytes[copied..line.start]);
+                        let masked = self
+                            .json_body(provider, &bytes[line.clone()])
+                            .map_err(|err| shifted(err, range.start + line.start))?;
+                        match masked {
+                            Some(masked) => {
+                                changed = true;
+                                out.extend_from_slice(&masked);
+                            }
+                            None => out.extend_from_slice(&bytes[line.clone()]),
+                        }
+                        copied = line.end;
+                    }
+                    out.extend_from_slice(&bytes[copied..]);
+                }
+            }
+        }
+        Ok(changed.then_some(out))
     }
 
     /// Examines every key, string and number of `doc` (document order), but

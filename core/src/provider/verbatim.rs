@@ -155,6 +155,14 @@ pub fn is_base64_media(s: &str) -> bool {
         .any(|(at, magic)| head.get(*at..*at + magic.len()) == Some(magic))
 }
 
+/// True when raw `bytes` start with the signature of a known binary file
+/// type (an upload's file part).
+pub fn is_media_bytes(bytes: &[u8]) -> bool {
+    SIGNATURES
+        .iter()
+        .any(|(at, magic)| bytes.get(*at..*at + magic.len()) == Some(magic))
+}
+
 /// True when `s` is `data:<media type>[;params];base64,<payload>` with a
 /// payload [`is_base64_media`] accepts.
 pub fn is_data_url_media(s: &str) -> bool {

@@ -511,6 +511,29 @@ fn json_array_streams_are_restored_element_by_element() {
     assert_eq!(text, "Hello Mario Rossi, welcome");
 }
 
+/// A batch input file uploaded through `/v1/files`: multipart, each part
+/// examined; a JSON line masked as the API its `url` names.
+#[test]
+fn multipart_uploads_are_masked_part_by_part() {
+    const FILES: &[(&str, &str)] = &[
+        (":method", "POST"),
+        (":path", "/v1/files"),
+        ("content-type", "multipart/form-data; boundary=b0undary"),
+    ];
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let body = "--b0undary\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
+        --b0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"Mario Rossi.jsonl\"\r\n\r\n\
+        {\"custom_id\":\"1\",\"url\":\"/v1/chat/completions\",\"body\":{\"messages\":[{\"role\":\"user\",\"content\":\"Mario Rossi\"}]}}\n\r\n\
+        --b0undary--\r\n";
+    assert_eq!(send(&host, &mut ex, FILES, body.as_bytes()), Flow::Continue);
+    let sent = request_body(&host);
+    assert!(!sent.contains("Mario Rossi"), "{sent}");
+    assert!(sent.contains("filename=\"Laura Bianchi.jsonl\""), "{sent}");
+    assert!(sent.contains(r#""content":"Laura Bianchi""#), "{sent}");
+    assert!(sent.ends_with("--b0undary--\r\n"));
+}
+
 #[test]
 fn a_stale_feed_leaves_surrogates_and_says_so() {
     let host = ready_host();

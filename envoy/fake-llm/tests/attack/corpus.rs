@@ -17,6 +17,7 @@ pub const CATEGORIES: &[&str] = &[
     "query",
     "path",
     "transport",
+    "more-providers",
 ];
 
 /// How an attack goes on the wire.
