@@ -88,7 +88,9 @@ def gemini_client(gateway: str, headers: dict[str, str] | None = None) -> genai.
 def test_gemini_generate_content(gateway: str, log: Any) -> None:
     email = fresh_email("gemini")
     text = sentence(email)
-    answer = gemini_client(gateway).models.generate_content(model=GEMINI_MODEL, contents=text)
+    # Kept in a variable: a Client closes its connection pool when dropped.
+    client = gemini_client(gateway)
+    answer = client.models.generate_content(model=GEMINI_MODEL, contents=text)
     assert answer.text == text
     assert_provider_saw_no_value(log(), email, f"/models/{GEMINI_MODEL}:generateContent")
 
@@ -211,7 +213,8 @@ def openai_client(gateway: str) -> OpenAI:
 def test_azure_chat(gateway: str, log: Any) -> None:
     email = fresh_email("azure")
     text = sentence(email)
-    answer = azure_client(gateway).chat.completions.create(
+    client = azure_client(gateway)
+    answer = client.chat.completions.create(
         model="gpt-4o-e2e", messages=[{"role": "user", "content": text}]
     )
     assert answer.choices[0].message.content == text
@@ -224,7 +227,8 @@ def test_azure_chat(gateway: str, log: Any) -> None:
 def test_azure_chat_stream(gateway: str, log: Any) -> None:
     email = fresh_email("azure.stream")
     text = sentence(email)
-    stream = azure_client(gateway).chat.completions.create(
+    client = azure_client(gateway)
+    stream = client.chat.completions.create(
         model="gpt-4o-e2e",
         messages=[{"role": "user", "content": text}],
         stream=True,
@@ -238,14 +242,16 @@ def test_azure_chat_stream(gateway: str, log: Any) -> None:
 
 def test_azure_embeddings(gateway: str, log: Any) -> None:
     email = fresh_email("azure.embed")
-    answer = azure_client(gateway).embeddings.create(model="emb-e2e", input=sentence(email))
+    client = azure_client(gateway)
+    answer = client.embeddings.create(model="emb-e2e", input=sentence(email))
     assert len(answer.data[0].embedding) == 8
     assert_provider_saw_no_value(log(), email, "/openai/deployments/emb-e2e/embeddings")
 
 
 def test_openai_embeddings(gateway: str, log: Any) -> None:
     email = fresh_email("openai.embed")
-    answer = openai_client(gateway).embeddings.create(
+    client = openai_client(gateway)
+    answer = client.embeddings.create(
         model="text-embedding-3-small", input=[sentence(email), "a plain text"]
     )
     assert [len(d.embedding) for d in answer.data] == [8, 8]
@@ -255,7 +261,8 @@ def test_openai_embeddings(gateway: str, log: Any) -> None:
 def test_openai_completions(gateway: str, log: Any) -> None:
     email = fresh_email("openai.completions")
     text = sentence(email)
-    answer = openai_client(gateway).completions.create(model="gpt-3.5-turbo-instruct", prompt=text)
+    client = openai_client(gateway)
+    answer = client.completions.create(model="gpt-3.5-turbo-instruct", prompt=text)
     assert answer.choices[0].text == text
     assert_provider_saw_no_value(log(), email, "/v1/completions")
 
@@ -263,7 +270,8 @@ def test_openai_completions(gateway: str, log: Any) -> None:
 def test_openai_completions_stream(gateway: str, log: Any) -> None:
     email = fresh_email("openai.completions.stream")
     text = sentence(email)
-    stream = openai_client(gateway).completions.create(
+    client = openai_client(gateway)
+    stream = client.completions.create(
         model="gpt-3.5-turbo-instruct",
         prompt=text,
         stream=True,
