@@ -91,6 +91,10 @@ elif grep -rlE "Fernández|Ortuño|Müllerhoff" "$state/logs" >&2; then
   # The person names of gateway_e2e.rs (NAMES_TEXT).
   latet_log "FAIL: a test name reached the logs above"
   status=1
+elif grep -rlE "4111 ?1111 ?1111 ?1111|DE89 ?3704 ?0044" "$state/logs" >&2; then
+  # The card number and IBAN of sdk-tests/test_sdks.py.
+  latet_log "FAIL: a test card number or IBAN reached the logs above"
+  status=1
 else
   latet_log "no test value in $state/logs"
 fi
