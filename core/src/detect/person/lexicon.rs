@@ -48,7 +48,14 @@ struct Language {
 /// blank lines left out).
 macro_rules! list {
     ($lang:literal, $name:literal) => {
-        include_str!(concat!(env!("OUT_DIR"), "/person/", $lang, "/", $name, ".txt"))
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/person/",
+            $lang,
+            "/",
+            $name,
+            ".txt"
+        ))
     };
 }
 
