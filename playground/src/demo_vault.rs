@@ -47,7 +47,8 @@ pub struct ShownEntry {
 }
 
 impl ShownEntry {
-    fn of(entry: &Entry, demo: bool) -> Self {
+    /// `entry` as shown; `demo` when it was derived here.
+    pub fn of(entry: &Entry, demo: bool) -> Self {
         ShownEntry {
             kind: entry.kind.as_str().to_string(),
             value: entry.value.clone(),

@@ -248,12 +248,7 @@ fn mask(
                     .map_err(|err| Problem::new("request", None, err.to_string()))?;
                 outcome
                     .new_entries
-                    .extend(created.iter().map(|e| ShownEntry {
-                        kind: e.kind.as_str().to_string(),
-                        value: e.value.clone(),
-                        surrogate: e.surrogate.clone(),
-                        demo: true,
-                    }));
+                    .extend(created.iter().map(|e| ShownEntry::of(e, true)));
                 demo_vault::add(index, created)
                     .map_err(|err| Problem::new("request", None, err.to_string()))?;
             }
