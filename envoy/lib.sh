@@ -178,7 +178,7 @@ build_filter_wasm() {
   else
     (cd "$LATET_ROOT" && cargo build -q -p latet-filter --target wasm32-wasip1 --release) >&2
     if [[ ! "$dir/latet_filter.opt.wasm" -nt "$dir/latet_filter.wasm" ]]; then
-      wasm-opt -Os "$dir/latet_filter.wasm" -o "$dir/latet_filter.opt.wasm" >&2
+      wasm-opt -Oz "$dir/latet_filter.wasm" -o "$dir/latet_filter.opt.wasm" >&2
     fi
   fi
   if [[ ! -f "$dir/latet_filter.opt.wasm" ]]; then

@@ -24,9 +24,9 @@ else
 fi
 cargo build -p latet-filter --release --target wasm32-wasip1
 out="$target_dir/wasm32-wasip1/release"
-wasm-opt -Os --strip-debug --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int "${simd[@]}" \
+wasm-opt -Oz --strip-debug --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int "${simd[@]}" \
     "$out/latet_filter.wasm" -o "$out/latet_filter.opt.wasm"
 before=$(stat -c %s "$out/latet_filter.wasm")
 after=$(stat -c %s "$out/latet_filter.opt.wasm")
-echo "latet_filter.wasm: $before bytes; after wasm-opt -Os: $after bytes"
+echo "latet_filter.wasm: $before bytes; after wasm-opt -Oz: $after bytes"
 echo "$out/latet_filter.opt.wasm"

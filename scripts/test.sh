@@ -19,11 +19,14 @@ stage "clippy (host)" cargo clippy --workspace --all-targets -- -D warnings
 stage "clippy (filter, wasm32-wasip1)" cargo clippy -p latet-filter -p latet-floor-filter --target wasm32-wasip1 -- -D warnings
 stage "latet-core for wasm32-wasip1" cargo check -p latet-core --target wasm32-wasip1
 stage "latet-core for wasm32-unknown-unknown" cargo check -p latet-core --target wasm32-unknown-unknown
+stage "clippy (playground, wasm32-unknown-unknown)" cargo clippy -p latet-playground --target wasm32-unknown-unknown -- -D warnings
 stage "filter .wasm (release + wasm-opt)" bash plugin/build.sh
 stage "floor filter .wasm" cargo build -p latet-floor-filter --release --target wasm32-wasip1
 stage "tests (workspace)" cargo test --workspace
 # The Python client against the debug `latet` that `cargo test` built.
 stage "python client (pytest against latet serve)" bash clients/python/test.sh
+# The page in headless Chromium, compared with the native run byte for byte.
+stage "playground in headless Chromium" bash playground/test.sh
 # Recall and precision of the detectors on the project's own corpus and on
 # its held-out set (never tuned against); regression floors, below the goal
 # of 0.90 that neither meets yet (BENCHMARKS.md has the figures).

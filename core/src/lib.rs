@@ -6,13 +6,15 @@
 //! answer is restored ([`restore`]), what a forget changes
 //! ([`snapshot::SnapshotIndex::apply_event`]), how the gateway's copies
 //! follow the event feed and what a forget erases from the shared ones
-//! ([`feed`]), and the wire types shared with the control service
-//! ([`wire`]). No proxy-wasm, HTTP server or database dependency: it builds
-//! for the host, `wasm32-wasip1` and `wasm32-unknown-unknown`.
+//! ([`feed`]), the wire types shared with the control service
+//! ([`wire`]), and the filter's configuration rules ([`config`]). No
+//! proxy-wasm, HTTP server or database dependency: it builds for the host,
+//! `wasm32-wasip1` and `wasm32-unknown-unknown`.
 //!
 //! No value ever appears in an error message of this crate: errors name the
 //! kind, the field or the position.
 
+pub mod config;
 pub mod detect;
 pub mod error;
 pub mod eventstream;

@@ -44,9 +44,18 @@ struct Language {
     cues: &'static str,
 }
 
+/// A list as `build.rs` copies it from `core/data/person/` (comment and
+/// blank lines left out).
 macro_rules! list {
     ($lang:literal, $name:literal) => {
-        include_str!(concat!("../../../data/person/", $lang, "/", $name, ".txt"))
+        include_str!(concat!(
+            env!("OUT_DIR"),
+            "/person/",
+            $lang,
+            "/",
+            $name,
+            ".txt"
+        ))
     };
 }
 

@@ -228,7 +228,7 @@ fn errors_never_quote_the_token_or_a_dictionary_entry() {
 #[test]
 fn restore_is_scoped_to_the_request_and_kept_out_of_urls_by_default() {
     use crate::config::RestoreScopeMode;
-    use latet_core::restore::{HostPattern, UrlRule};
+    use crate::restore::{HostPattern, UrlRule};
     let config = parse(&format!("{{{BASE}}}")).unwrap();
     assert_eq!(config.restore_scope, RestoreScopeMode::Request);
     assert_eq!(config.restore_into_urls, UrlRule::Never);

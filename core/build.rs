@@ -1,0 +1,50 @@
+//! Copies the person detector's word lists (`data/person/<lang>/*.txt`)
+//! into `OUT_DIR` without their comment and blank lines: the comments are
+//! for maintainers, and embedded they cost the filter's `.wasm` 10 KB.
+
+// A build script stops the build with a message: that is what `expect` does.
+#![allow(clippy::expect_used)]
+
+use std::fs;
+use std::path::Path;
+
+/// A comment line the lexicon reads as a section marker
+/// (`lexicon::cue_lines`: `# weak`, `# greeting`, any case and spacing).
+fn is_marker(line: &str) -> bool {
+    line.strip_prefix('#')
+        .map(|heading| heading.trim().to_ascii_lowercase())
+        .is_some_and(|heading| heading == "weak" || heading == "greeting")
+}
+
+fn main() {
+    let data = Path::new("data/person");
+    println!("cargo:rerun-if-changed={}", data.display());
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("person");
+    let langs = fs::read_dir(data).expect("core/data/person is readable");
+    for lang in langs {
+        let lang = lang.expect("a directory entry").path();
+        if !lang.is_dir() {
+            continue;
+        }
+        println!("cargo:rerun-if-changed={}", lang.display());
+        let name = lang.file_name().expect("a language directory has a name");
+        fs::create_dir_all(out.join(name)).expect("OUT_DIR is writable");
+        for file in fs::read_dir(&lang).expect("a language directory is readable") {
+            let file = file.expect("a directory entry").path();
+            if file.extension().and_then(|e| e.to_str()) != Some("txt") {
+                continue;
+            }
+            println!("cargo:rerun-if-changed={}", file.display());
+            let text = fs::read_to_string(&file).expect("a word list is UTF-8");
+            let kept: String = text
+                .lines()
+                .map(str::trim)
+                // `# weak` and `# greeting` are section markers (cues.txt).
+                .filter(|l| !l.is_empty() && (!l.starts_with('#') || is_marker(l)))
+                .flat_map(|l| [l, "\n"])
+                .collect();
+            let target = out.join(name).join(file.file_name().expect("a file name"));
+            fs::write(target, kept).expect("OUT_DIR is writable");
+        }
+    }
+}
