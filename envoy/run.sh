@@ -138,7 +138,7 @@ wait_until "control (admin token)" "$control_pid" test -s "$state/admin.token"
 if [[ ! -s "$state/demo.gateway.token" ]]; then
   latet_log "creating key demo"
   "$latet" server --server "$control_url" --admin-token-file "$state/admin.token" \
-    keys create demo --out "$state/demo.gateway.token" >>"$logs/control-cli.log" 2>&1 ||
+    keys create demo --out "$state/demo.gateway.token" --force >>"$logs/control-cli.log" 2>&1 ||
     latet_die "could not create key demo (see $logs/control-cli.log); if $state holds a key demo without its token file, remove $state"
 fi
 chmod 600 "$state/admin.token" "$state/demo.gateway.token" 2>/dev/null || true
