@@ -279,15 +279,17 @@ impl Vaults {
     /// they cached; a key created later under the same name is a new vault
     /// (new secrets, a new id).
     pub fn delete_key(&self, name: &str) -> Result<KeyDeletion> {
-        let deletion = self.store.delete_key(name, &mut |d: &KeyDeletion| AdminLogRecord {
-            at: now(),
-            action: "key.deleted".into(),
-            key: Some(name.into()),
-            forgotten: Some(d.values),
-            retired: Some(d.retired),
-            tokens: Some(d.tokens),
-            ..Default::default()
-        })?;
+        let deletion = self
+            .store
+            .delete_key(name, &mut |d: &KeyDeletion| AdminLogRecord {
+                at: now(),
+                action: "key.deleted".into(),
+                key: Some(name.into()),
+                forgotten: Some(d.values),
+                retired: Some(d.retired),
+                tokens: Some(d.tokens),
+                ..Default::default()
+            })?;
         if let Ok(mut cache) = self.secrets.lock() {
             cache.remove(&deletion.key_id);
         }

@@ -210,8 +210,7 @@ pub trait Store: Send + Sync {
     fn list_tokens(&self, key_name: &str) -> Result<Vec<TokenListing>>;
     /// Revokes a key's token by name, the log row in the same transaction;
     /// returns the key's id. `NotFound` names the key or the token.
-    fn revoke_token(&self, key_name: &str, token_name: &str, log: &AdminLogRecord)
-        -> Result<i64>;
+    fn revoke_token(&self, key_name: &str, token_name: &str, log: &AdminLogRecord) -> Result<i64>;
     /// Revokes the token whose hash is `hash` (a token revoking itself).
     fn revoke_token_by_hash(&self, hash: &[u8; 32], log: &AdminLogRecord) -> Result<()>;
     /// Deletes a key in one transaction: every entry, retired surrogate,

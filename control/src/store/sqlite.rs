@@ -50,7 +50,9 @@ impl SqliteStore {
 fn add_missing_columns(conn: &Connection) -> Result<()> {
     for (table, column, kind) in ADDED_COLUMNS {
         let has: bool = conn
-            .prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))?
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
+            ))?
             .exists(params![column])?;
         if !has {
             conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
@@ -434,12 +436,7 @@ impl Store for SqliteStore {
         Ok(tokens)
     }
 
-    fn revoke_token(
-        &self,
-        key_name: &str,
-        token_name: &str,
-        log: &AdminLogRecord,
-    ) -> Result<i64> {
+    fn revoke_token(&self, key_name: &str, token_name: &str, log: &AdminLogRecord) -> Result<i64> {
         let mut conn = self.lock()?;
         let tx = write_tx(&mut conn)?;
         let key_id = key_id_named(&tx, key_name)?;
@@ -478,8 +475,16 @@ impl Store for SqliteStore {
         let key_id = key_id_named(&tx, key_name)?;
         let deletion = KeyDeletion {
             key_id,
-            values: count(&tx, "SELECT COUNT(*) FROM entries WHERE key_id = ?1", key_id)?,
-            retired: count(&tx, "SELECT COUNT(*) FROM retired WHERE key_id = ?1", key_id)?,
+            values: count(
+                &tx,
+                "SELECT COUNT(*) FROM entries WHERE key_id = ?1",
+                key_id,
+            )?,
+            retired: count(
+                &tx,
+                "SELECT COUNT(*) FROM retired WHERE key_id = ?1",
+                key_id,
+            )?,
             tokens: count(&tx, "SELECT COUNT(*) FROM tokens WHERE key_id = ?1", key_id)?,
             events: count(&tx, "SELECT COUNT(*) FROM events WHERE key_id = ?1", key_id)?,
         };
@@ -714,5 +719,60 @@ impl Store for SqliteStore {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gets_the_new_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE admin_log (id INTEGER PRIMARY KEY, at INTEGER NOT NULL,
+                    action TEXT NOT NULL, key_name TEXT, token TEXT, requested INTEGER,
+                    forgotten INTEGER, unknown INTEGER);
+                 INSERT INTO admin_log (at, action) VALUES (1, 'key.created');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path, 10).unwrap();
+        let log = AdminLogRecord {
+            at: 2,
+            action: "key.deleted".into(),
+            forgotten: Some(3),
+            retired: Some(1),
+            tokens: Some(2),
+            ..Default::default()
+        };
+        store
+            .create_key(
+                "K",
+                b"w",
+                5,
+                &NewToken {
+                    name: "default".into(),
+                    hash: [1; 32],
+                    permissions: "gateway".into(),
+                },
+                &AdminLogRecord {
+                    at: 2,
+                    action: "key.created".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        store.delete_key("K", &mut |_| log.clone()).unwrap();
+        let rows = store.admin_log(Some("key.deleted")).unwrap();
+        assert_eq!(rows, vec![log]);
+        assert_eq!(store.admin_log(None).unwrap()[0].retired, None);
+        // Opening again finds the columns there and adds nothing.
+        drop(store);
+        SqliteStore::open(&path, 10).unwrap();
     }
 }
