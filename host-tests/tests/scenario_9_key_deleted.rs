@@ -22,16 +22,25 @@ use host_tests::HttpStream;
 const VALUE: &str = "gualtiera.spadafora@orvietana-tessuti.it";
 
 fn assert_refused_key_deleted(s: &HttpStream, what: &str, dump: &dyn Fn() -> String) {
-    let reply = s.local_reply().unwrap_or_else(|| panic!("{what}: a local reply\n{}", dump()));
+    let reply = s
+        .local_reply()
+        .unwrap_or_else(|| panic!("{what}: a local reply\n{}", dump()));
     assert_eq!(reply.status, 403, "{what}\n{}", dump());
     let body = String::from_utf8_lossy(&reply.body);
     assert!(body.contains("latet_key_deleted"), "{what}: {body}");
-    assert!(s.upstream_body().is_empty(), "{what}: nothing forwarded\n{}", dump());
+    assert!(
+        s.upstream_body().is_empty(),
+        "{what}: nothing forwarded\n{}",
+        dump()
+    );
     assert!(!body.contains(VALUE), "{what}: {body}");
 }
 
 fn hits(haystack: &[u8], needle: &[u8]) -> usize {
-    haystack.windows(needle.len()).filter(|w| *w == needle).count()
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
 }
 
 #[test]
@@ -55,7 +64,11 @@ fn a_deleted_key_empties_every_worker_and_its_requests_are_refused() {
     let snapshot = service.call("GET", SNAPSHOT_PATH, Some(&token), None);
     let surrogate = surrogate_in_snapshot(&snapshot.body, VALUE).expect("the vault holds it");
     let s = gw.chat(b, &chat_body(&[("user", &text)])).unwrap();
-    assert!(contains(&s.upstream_body(), surrogate.as_bytes()), "{}", d());
+    assert!(
+        contains(&s.upstream_body(), surrogate.as_bytes()),
+        "{}",
+        d()
+    );
     answer_json(&s, &chat_answer(&format!("Wrote to {surrogate}."))).unwrap();
     assert!(contains(&s.downstream_body(), VALUE.as_bytes()), "{}", d());
     s.finish().unwrap();
@@ -117,7 +130,10 @@ fn a_deleted_key_empties_every_worker_and_its_requests_are_refused() {
     host.advance(120_000).unwrap();
     gw.pump_feed();
     host.settle().unwrap();
-    for (vm, what) in [(a, "A after the name was reused"), (b, "B after the name was reused")] {
+    for (vm, what) in [
+        (a, "A after the name was reused"),
+        (b, "B after the name was reused"),
+    ] {
         let s = gw.chat(vm, &chat_body(&[("user", "Hello")])).unwrap();
         assert_refused_key_deleted(&s, what, &d);
     }
@@ -147,12 +163,22 @@ fn an_entries_call_that_hears_of_the_deletion_drops_the_workers_vault_at_once() 
     let s = gw
         .chat(a, &chat_body(&[("user", "Call +39 347 555 0199 please")]))
         .unwrap();
-    assert_eq!(gw.dispatched(CallKind::Entries).len(), entries_before + 1, "{}", d());
+    assert_eq!(
+        gw.dispatched(CallKind::Entries).len(),
+        entries_before + 1,
+        "{}",
+        d()
+    );
     assert_refused_key_deleted(&s, "the request with a new value", &d);
 
     // A known value needs no call, yet the vault is gone: refused too.
     let s = gw.chat(a, &chat_body(&[("user", &known)])).unwrap();
     assert_refused_key_deleted(&s, "the request with a known value", &d);
-    assert_eq!(gw.dispatched(CallKind::Entries).len(), entries_before + 1, "{}", d());
+    assert_eq!(
+        gw.dispatched(CallKind::Entries).len(),
+        entries_before + 1,
+        "{}",
+        d()
+    );
     service.stop();
 }

@@ -48,7 +48,11 @@ fn a_feed_answer_needs_something_published_and_may_ask_for_a_snapshot() {
     let deleted = PublishedState::key_deleted(Some(&state(3, 3)), 9);
     let cases = [
         (None, events.clone(), FeedAnswerPlan::NothingPublished),
-        (Some(deleted), events.clone(), FeedAnswerPlan::NothingPublished),
+        (
+            Some(deleted),
+            events.clone(),
+            FeedAnswerPlan::NothingPublished,
+        ),
         (None, required.clone(), FeedAnswerPlan::NothingPublished),
         (
             Some(state(3, 3)),
