@@ -210,16 +210,18 @@ native_profile_args() {
   esac
 }
 
-# Builds the control service's `latet` binary and prints its path.
+# Builds the control service's `latet` binary and prints its path. Cargo's
+# progress goes to stderr (a first build is minutes of it; a current one is
+# one "Finished" line).
 build_latet_binary() {
   # shellcheck disable=SC2046
-  (cd "$LATET_ROOT" && cargo build -q -p latet $(native_profile_args)) >&2
+  (cd "$LATET_ROOT" && cargo build -p latet $(native_profile_args)) >&2
   printf '%s\n' "$(latet_target_dir)/${LATET_PROFILE:-release}/latet"
 }
 
-# Builds the fake LLM and prints its path.
+# Builds the fake LLM and prints its path (cargo's progress on stderr).
 build_fake_llm() {
   # shellcheck disable=SC2046
-  (cd "$LATET_ROOT" && cargo build -q -p latet-fake-llm $(native_profile_args)) >&2
+  (cd "$LATET_ROOT" && cargo build -p latet-fake-llm $(native_profile_args)) >&2
   printf '%s\n' "$(latet_target_dir)/${LATET_PROFILE:-release}/latet-fake-llm"
 }

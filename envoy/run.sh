@@ -2,10 +2,13 @@
 # Runs the Latet gateway: the control service (on its SQLite file), an
 # upstream (the fake LLM, or a real provider over TLS) and Envoy with the
 # filter and its singleton sync service. Prints one line `ready`, then the
-# URLs, on stdout when everything answers; progress goes to stderr. Ctrl-C
-# (or SIGTERM) stops everything it started, by pid.
+# URLs, on stdout when everything answers; progress goes to stderr. Ctrl-C,
+# SIGTERM or SIGHUP stops everything it started, by pid, wherever its output
+# goes (`envoy/run.sh | tee run.log` included). One run per state directory
+# (a lock on $LATET_STATE_DIR/run.lock): a second one is refused.
 #
-# Builds what it needs first (cargo is a no-op when current): the filter
+# Builds what it needs first, with cargo's progress on stderr (cargo is a
+# no-op when current; wasm-opt runs only on a changed .wasm): the filter
 # (release, wasm-opt), the `latet` binary, the fake LLM; installs Envoy.
 #
 # Environment (defaults):
@@ -29,7 +32,8 @@
 #
 # Files: $LATET_STATE_DIR/admin.token (admin token), demo.gateway.token (the
 # `demo` key's gateway token), latet.db, envoy.yaml, logs/{control,fake-llm,envoy}.log,
-# pids/<part>.pid while a part runs.
+# pids/<part>.pid while a part runs, run.lock (this run's pid, locked while
+# it or a part it started runs).
 set -euo pipefail
 LATET_LOG_TAG=run
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -47,6 +51,33 @@ ready_timeout="${LATET_READY_TIMEOUT:-120}"
 mkdir -p "$state/logs" "$state/pids"
 state="$(cd "$state" && pwd)"
 logs="$state/logs"
+
+# --- one run per state directory: two control services on one SQLite file,
+# or two Envoys on one rendered config, is never what anyone wants. The lock
+# is held by this script and inherited by the parts it starts: a part left
+# running (this script killed with SIGKILL) keeps the directory locked.
+exec {run_lock}>>"$state/run.lock"
+if ! flock -n "$run_lock"; then
+  holder="$(tr -cd '0-9' <"$state/run.lock" 2>/dev/null || true)"
+  latet_die "another run.sh (pid ${holder:-unknown}) is running on $state: stop it first (Ctrl-C in its terminal, or kill ${holder:-its pid}), or set LATET_STATE_DIR to another directory"
+fi
+printf '%s\n' "$$" >"$state/run.lock"
+
+# --- stopping: every part it started, by pid, on exit, Ctrl-C, SIGTERM or
+# SIGHUP. With `run.sh | tee run.log`, Ctrl-C ends tee as well: a write to
+# the closed pipe would kill this script (SIGPIPE) before it stopped
+# anything, so the exit handler ignores SIGPIPE (and further signals) and
+# goes on whatever its writes do.
+LATET_PID_DIR="$state/pids"
+on_exit() {
+  trap '' PIPE INT TERM HUP
+  set +e
+  latet_stop_all
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # --- the upstream: the fake LLM or a provider's URL ------------------------
 if [[ "$upstream" == fake ]]; then
@@ -79,22 +110,28 @@ for port in "${ports[@]}"; do
   fi
 done
 
-# --- build and install -----------------------------------------------------
+# --- build and install (progress on stderr; the first build takes minutes) --
 t0=$SECONDS
+latet_log "Envoy: installing when missing"
 envoy="$(envoy_binary)"
+if [[ -z "${LATET_BIN:-}" ]]; then
+  latet_log "building the control service (latet)"
+fi
 latet="${LATET_BIN:-$(build_latet_binary)}"
+if [[ -z "${LATET_WASM:-}" ]]; then
+  latet_log "building the filter (.wasm, release, then wasm-opt when it changed)"
+fi
 wasm="${LATET_WASM:-$(build_filter_wasm)}"
 if [[ "$upstream" == fake ]]; then
+  if [[ -z "${LATET_FAKE_LLM_BIN:-}" ]]; then
+    latet_log "building the fake LLM"
+  fi
   fake_llm="${LATET_FAKE_LLM_BIN:-$(build_fake_llm)}"
 fi
 export LATET_WASM="$wasm"
 latet_log "built and installed in $((SECONDS - t0)) s"
 
 # --- processes: started in their own session, stopped by pid on exit --------
-LATET_PID_DIR="$state/pids"
-trap latet_stop_all EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # answers_http URL: any HTTP answer at all (a 404 too) within 2 s.
 answers_http() {
@@ -138,7 +175,7 @@ wait_until "control (admin token)" "$control_pid" test -s "$state/admin.token"
 if [[ ! -s "$state/demo.gateway.token" ]]; then
   latet_log "creating key demo"
   "$latet" server --server "$control_url" --admin-token-file "$state/admin.token" \
-    keys create demo --out "$state/demo.gateway.token" >>"$logs/control-cli.log" 2>&1 ||
+    keys create demo --out "$state/demo.gateway.token" --force >>"$logs/control-cli.log" 2>&1 ||
     latet_die "could not create key demo (see $logs/control-cli.log); if $state holds a key demo without its token file, remove $state"
 fi
 chmod 600 "$state/admin.token" "$state/demo.gateway.token" 2>/dev/null || true

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the filter for wasm32-wasip1 in release, then shrinks it with
-# wasm-opt (binaryen). Prints both sizes. Honours CARGO_TARGET_DIR.
+# wasm-opt (binaryen) — only when the .wasm's content or the wasm-opt flags
+# changed since the last run (both are kept beside the output in
+# latet_filter.opt.stamp: its SHA-256 and the flags). Prints both sizes.
+# Honours CARGO_TARGET_DIR.
 # Output: $TARGET/wasm32-wasip1/release/latet_filter.opt.wasm
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +27,15 @@ else
 fi
 cargo build -p latet-filter --release --target wasm32-wasip1
 out="$target_dir/wasm32-wasip1/release"
-wasm-opt -Oz --strip-debug --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int "${simd[@]}" \
-    "$out/latet_filter.wasm" -o "$out/latet_filter.opt.wasm"
+flags=(-Oz --strip-debug --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int "${simd[@]}")
+stamp="$(sha256sum "$out/latet_filter.wasm" | cut -d' ' -f1) ${flags[*]}"
+if [[ -f "$out/latet_filter.opt.wasm" && "$(cat "$out/latet_filter.opt.stamp" 2>/dev/null)" == "$stamp" ]]; then
+    echo "latet_filter.wasm unchanged: wasm-opt not run" >&2
+else
+    rm -f "$out/latet_filter.opt.stamp"
+    wasm-opt "${flags[@]}" "$out/latet_filter.wasm" -o "$out/latet_filter.opt.wasm"
+    printf '%s\n' "$stamp" >"$out/latet_filter.opt.stamp"
+fi
 before=$(stat -c %s "$out/latet_filter.wasm")
 after=$(stat -c %s "$out/latet_filter.opt.wasm")
 echo "latet_filter.wasm: $before bytes; after wasm-opt -Oz: $after bytes"

@@ -35,6 +35,7 @@ stage "detector evaluation (held-out set)" cargo run --release -q -p latet-core 
 stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh
 # The binaries `cargo test` built (debug) serve the end-to-end run.
+stage "run.sh (Ctrl-C through a pipe, SIGTERM, one run per state directory, no needless wasm-opt)" env LATET_PROFILE=debug bash envoy/run-test.sh
 stage "end to end on real Envoy" env LATET_PROFILE=debug bash envoy/e2e.sh
 # Fails on any leak (there is no envoy/attacks/known-leaks.txt: all 278
 # attacks hold) and on any value in a log.

@@ -18,6 +18,10 @@ pub enum ControlError {
     /// The key is disabled (everything but forget refuses).
     #[error("the key is disabled")]
     KeyDisabled,
+    /// The token's key was deleted: every value of its vault is gone, and
+    /// the token never works again.
+    #[error("the key was deleted")]
+    KeyDeleted,
     /// A named thing (key, token name) does not exist.
     #[error("{0} not found")]
     NotFound(String),
@@ -36,6 +40,10 @@ pub enum ControlError {
     /// A local file could not be read or written (path and reason).
     #[error("{0}")]
     Io(String),
+    /// The CLI refuses to go on (the reason names the option to pass);
+    /// exit status 2.
+    #[error("{0}")]
+    Refused(String),
     /// A start-up option is invalid (option, field and reason).
     #[error("{0}")]
     Config(String),

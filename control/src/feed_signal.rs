@@ -50,6 +50,16 @@ impl FeedSignals {
         }
     }
 
+    /// Wakes a key's open long-polls without a new head (a token revoked,
+    /// the key deleted): they check their token again.
+    pub fn wake(&self, key_id: i64) {
+        if let Ok(heads) = self.heads.lock() {
+            if let Some(sender) = heads.get(&key_id) {
+                sender.send_modify(|_| {});
+            }
+        }
+    }
+
     /// Announces a new head for a key.
     pub fn announce(&self, key_id: i64, seq: u64) {
         if let Ok(heads) = self.heads.lock() {

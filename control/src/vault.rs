@@ -8,7 +8,8 @@ use crate::error::{ControlError, Result};
 use crate::feed_signal::FeedSignals;
 use crate::secrets::{self, KeySecrets, MasterKey};
 use crate::store::{
-    AdminLogRecord, EntryRow, EntryTx, KeyRecord, KeyStatus, NewToken, Store, StoredEvent,
+    AdminLogRecord, EntryRow, EntryTx, KeyDeletion, KeyRecord, KeyStatus, NewToken, Store,
+    StoredEvent, TokenListing,
 };
 use crate::tokens::{new_token, token_hash, Permission, Permissions};
 use latet_core::keyed_hash::{entry_id, retired_hash, to_hex};
@@ -112,16 +113,22 @@ impl Vaults {
         &self.signals
     }
 
-    /// The caller a bearer token names; `Unauthorized` for an unknown one.
+    /// The caller a bearer token names; `Unauthorized` for an unknown or
+    /// revoked one, `KeyDeleted` for a token of a deleted key. Read from the
+    /// store at every call: a revocation holds from the next request on.
     pub fn authenticate(&self, token: &str) -> Result<Caller> {
-        let record = self
-            .store
-            .token_by_hash(&token_hash(token))?
-            .ok_or(ControlError::Unauthorized)?;
+        let hash = token_hash(token);
+        let Some(record) = self.store.token_by_hash(&hash)? else {
+            return Err(if self.store.token_of_deleted_key(&hash)? {
+                ControlError::KeyDeleted
+            } else {
+                ControlError::Unauthorized
+            });
+        };
         let key = self
             .store
             .key_by_id(record.key_id)?
-            .ok_or(ControlError::Unauthorized)?;
+            .ok_or(ControlError::KeyDeleted)?;
         Ok(Caller {
             key,
             token_name: record.name,
@@ -230,6 +237,64 @@ impl Vaults {
         };
         self.store.add_token(key_name, &record, &log)?;
         Ok(token)
+    }
+
+    /// A key's tokens: names and permissions, never a secret.
+    pub fn list_tokens(&self, key_name: &str) -> Result<Vec<TokenListing>> {
+        self.store.list_tokens(key_name)
+    }
+
+    /// Revokes a key's token by name (`token.revoked`). Open long-polls of
+    /// the key are woken: they authenticate again and answer 401.
+    pub fn revoke_token(&self, key_name: &str, token_name: &str) -> Result<()> {
+        let log = AdminLogRecord {
+            at: now(),
+            action: "token.revoked".into(),
+            key: Some(key_name.into()),
+            token: Some(token_name.into()),
+            ..Default::default()
+        };
+        let key_id = self.store.revoke_token(key_name, token_name, &log)?;
+        self.signals.wake(key_id);
+        Ok(())
+    }
+
+    /// Revokes the caller's own token (`apps.token_revoked`).
+    pub fn revoke_own_token(&self, caller: &Caller, token: &str) -> Result<()> {
+        let log = AdminLogRecord {
+            at: now(),
+            action: "apps.token_revoked".into(),
+            key: Some(caller.key.name.clone()),
+            token: Some(caller.token_name.clone()),
+            ..Default::default()
+        };
+        self.store.revoke_token_by_hash(&token_hash(token), &log)?;
+        self.signals.wake(caller.key.id);
+        Ok(())
+    }
+
+    /// Deletes a key and every value of its vault in one transaction
+    /// (`key.deleted`, with the counts). Its tokens answer `key_deleted`
+    /// from then on, open long-polls included, so the gateways drop what
+    /// they cached; a key created later under the same name is a new vault
+    /// (new secrets, a new id).
+    pub fn delete_key(&self, name: &str) -> Result<KeyDeletion> {
+        let deletion = self
+            .store
+            .delete_key(name, &mut |d: &KeyDeletion| AdminLogRecord {
+                at: now(),
+                action: "key.deleted".into(),
+                key: Some(name.into()),
+                forgotten: Some(d.values),
+                retired: Some(d.retired),
+                tokens: Some(d.tokens),
+                ..Default::default()
+            })?;
+        if let Ok(mut cache) = self.secrets.lock() {
+            cache.remove(&deletion.key_id);
+        }
+        self.signals.wake(deletion.key_id);
+        Ok(deletion)
     }
 
     /// A key by name (`NotFound` when absent).
@@ -434,6 +499,7 @@ impl Vaults {
                 requested: Some(values.len() as u64),
                 forgotten: Some(found),
                 unknown: Some(ids.len() as u64 - found),
+                ..Default::default()
             })?;
         if let Some(seq) = outcome.seq {
             self.signals.announce(key.id, seq);

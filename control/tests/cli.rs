@@ -466,3 +466,176 @@ fn keys_forget_checks_the_key_and_the_token_before_reading_values() {
     assert!(stderr.contains("refused the admin token"), "{stderr}");
     assert!(!stderr.contains("no-such-file"), "{stderr}");
 }
+
+#[test]
+fn keys_tokens_revoke_token_and_delete_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, gateway) = shop_holding(
+        dir.path(),
+        &[("email", "mario.rossi@acme.it"), ("name", "Anna Verdi")],
+    );
+    let eraser_file = dir.path().join("erasure.token");
+    let (code, _, stderr) = run(server
+        .cli()
+        .args(["keys", "add-token", "Shop", "erasure", "--forget", "--out"])
+        .arg(&eraser_file));
+    assert_eq!(code, 0, "{stderr}");
+    let eraser = std::fs::read_to_string(&eraser_file)
+        .unwrap()
+        .trim()
+        .to_string();
+
+    let (code, stdout, _) = run(server.cli().args(["keys", "tokens", "Shop"]));
+    assert_eq!(code, 0);
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert_eq!(
+        (rows[0][0], rows[0][2]),
+        ("default", "gateway,analyze,mask,restore")
+    );
+    assert_eq!((rows[1][0], rows[1][2]), ("erasure", "forget"));
+    assert!(
+        !stdout.contains(&gateway) && !stdout.contains(&eraser),
+        "a token was printed"
+    );
+
+    let (code, stdout, _) = run(server
+        .cli()
+        .args(["keys", "revoke-token", "Shop", "erasure"]));
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Token \"erasure\" of key \"Shop\" revoked"),
+        "{stdout}"
+    );
+    let (status, _) = server.post(
+        "/_latet/apps/v1/forget",
+        Some(&eraser),
+        &json!({"values": ["Anna Verdi"]}),
+    );
+    assert_eq!(status, 401);
+    let (code, _, stderr) = run(server
+        .cli()
+        .args(["keys", "revoke-token", "Shop", "erasure"]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("token not found"), "{stderr}");
+
+    // Without a terminal, delete needs --yes; a missing key is named first.
+    let (code, _, stderr) = run(server.cli().args(["keys", "delete", "Shop"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--yes"), "{stderr}");
+    assert_eq!(
+        server.get("/_latet/gateway/v1/snapshot", Some(&gateway)).0,
+        200
+    );
+    let (code, _, stderr) = run(server.cli().args(["keys", "delete", "Shpo", "--yes"]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("key \"Shpo\" not found"), "{stderr}");
+
+    let (code, stdout, stderr) = run(server.cli().args(["keys", "delete", "Shop", "--yes"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("Key \"Shop\" deleted: 3 values, 0 retired surrogates, 1 tokens"),
+        "{stdout}"
+    );
+    let (status, body) = server.get("/_latet/gateway/v1/snapshot", Some(&gateway));
+    assert_eq!((status, body["error"].as_str()), (410, Some("key_deleted")));
+    let (_, stdout, _) = run(server.cli().args(["log", "--action", "key.deleted"]));
+    assert!(
+        stdout.contains("key.deleted key=\"Shop\" forgotten=3 retired=0 tokens=1"),
+        "{stdout}"
+    );
+    let (_, stdout, _) = run(server.cli().arg("log"));
+    assert!(
+        stdout.contains("token.revoked key=\"Shop\" token=\"erasure\""),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("acme") && !stdout.contains("Anna"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn keys_delete_in_a_terminal_asks_for_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, gateway) = shop_holding(dir.path(), &[("name", "Mario Rossi")]);
+    let mut command = server.cli();
+    command.args(["keys", "delete", "Shop"]);
+    let (code, out) = run_in_terminal(&command, "y\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("Nothing deleted."), "{out}");
+    assert_eq!(
+        server.get("/_latet/gateway/v1/snapshot", Some(&gateway)).0,
+        200
+    );
+    let (code, out) = run_in_terminal(&command, "Shop\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Key \"Shop\" deleted: 1 values"), "{out}");
+    assert_eq!(
+        server.get("/_latet/gateway/v1/snapshot", Some(&gateway)).0,
+        410
+    );
+}
+
+#[test]
+fn out_refuses_an_existing_file_unless_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let out = dir.path().join("shop.token");
+    std::fs::write(&out, "keep me\n").unwrap();
+    let (code, stdout, stderr) = run(server
+        .cli()
+        .args(["keys", "create", "Shop", "--out"])
+        .arg(&out));
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("exists") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+    // Refused before the server was asked: no key was created.
+    let (_, stdout, _) = run(server.cli().args(["keys", "list"]));
+    assert!(!stdout.contains("Shop"), "{stdout}");
+
+    let (code, _, stderr) = run(server
+        .cli()
+        .args(["keys", "create", "Shop", "--force", "--out"])
+        .arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    let token = std::fs::read_to_string(&out).unwrap().trim().to_string();
+    assert!(token.starts_with("lt_"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+
+    // add-token alike: refused over the key's first token, no token added.
+    let (code, _, stderr) = run(server
+        .cli()
+        .args(["keys", "add-token", "Shop", "erasure", "--forget", "--out"])
+        .arg(&out));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), token);
+    let (_, stdout, _) = run(server.cli().args(["keys", "tokens", "Shop"]));
+    assert!(!stdout.contains("erasure"), "{stdout}");
+    // A link is refused too (it could point at any file).
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.token");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &link).unwrap();
+        let (code, _, _) = run(server
+            .cli()
+            .args(["keys", "add-token", "Shop", "erasure", "--forget", "--out"])
+            .arg(&link));
+        assert_eq!(code, 2);
+        assert!(!dir.path().join("elsewhere").exists());
+    }
+}

@@ -194,6 +194,24 @@ pub struct EntriesResponse {
     pub entries: Vec<Entry>,
 }
 
+/// The error code the control service answers (status 410) to every call
+/// made with a token of a deleted key.
+pub const KEY_DELETED_ERROR: &str = "key_deleted";
+
+/// Whether an answer of the control service says the caller's key was
+/// deleted: status 410 and `{"error": "key_deleted", …}`. The gateway then
+/// drops everything it cached for the key.
+pub fn is_key_deleted(status: u16, body: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct ErrorBody<'a> {
+        #[serde(borrow)]
+        error: std::borrow::Cow<'a, str>,
+    }
+    status == 410
+        && serde_json::from_slice::<ErrorBody<'_>>(body)
+            .is_ok_and(|answer| answer.error == KEY_DELETED_ERROR)
+}
+
 /// Checks a document's version.
 pub fn check_version(found: u32) -> Result<(), CoreError> {
     if found == WIRE_VERSION {
@@ -302,6 +320,15 @@ mod tests {
                 supported: 1
             })
         );
+    }
+
+    #[test]
+    fn a_key_deleted_answer_is_known_by_status_and_code() {
+        let body = br#"{"error":"key_deleted","message":"the key was deleted"}"#;
+        assert!(is_key_deleted(410, body));
+        assert!(!is_key_deleted(401, body));
+        assert!(!is_key_deleted(410, br#"{"error":"unauthorized"}"#));
+        assert!(!is_key_deleted(410, b"gone"));
     }
 
     #[test]

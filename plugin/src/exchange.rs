@@ -24,7 +24,9 @@ use latet_core::provider::ProviderRef;
 use latet_core::restore::{
     restore_body, AnswerFormat, RequestScope, RestoreStats, RestoreView, StreamRestorer,
 };
-use latet_core::wire::{parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION};
+use latet_core::wire::{
+    is_key_deleted, parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION,
+};
 use latet_core::CoreError;
 use std::rc::Rc;
 use transport::{Section, SectionOutcome};
@@ -142,6 +144,21 @@ impl Exchange {
         Flow::Pause
     }
 
+    /// Why the vault cannot serve a request now, if it cannot: the key was
+    /// deleted, no snapshot yet, or events it could not apply.
+    fn vault_refusal(&self, caught_up: &crate::vault::CatchUp) -> Option<Refusal> {
+        let vault = self.worker.vault.borrow();
+        if vault.is_key_deleted() {
+            Some(Refusal::KeyDeleted)
+        } else if !vault.is_ready() {
+            Some(Refusal::VaultNotReady)
+        } else if !caught_up.current {
+            Some(Refusal::VaultBehind)
+        } else {
+            None
+        }
+    }
+
     /// Request headers.
     pub fn on_request_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
         if let Some(encoding) = host.request_header("content-encoding") {
@@ -159,11 +176,8 @@ impl Exchange {
         // Headers, path and query leave now: they are examined first, with
         // every forget applied.
         let caught_up = self.worker.catch_up(host);
-        if !self.worker.vault.borrow().is_ready() {
-            return self.refuse(host, Refusal::VaultNotReady);
-        }
-        if !caught_up.current {
-            return self.refuse(host, Refusal::VaultBehind);
+        if let Some(refusal) = self.vault_refusal(&caught_up) {
+            return self.refuse(host, refusal);
         }
         self.mask_headers(host, end_of_stream, false, false)
     }
@@ -295,11 +309,8 @@ impl Exchange {
         }
         // Forgets first: before the body is read or masked.
         let caught_up = self.worker.catch_up(host);
-        if !self.worker.vault.borrow().is_ready() {
-            return self.refuse(host, Refusal::VaultNotReady);
-        }
-        if !caught_up.current {
-            return self.refuse(host, Refusal::VaultBehind);
+        if let Some(refusal) = self.vault_refusal(&caught_up) {
+            return self.refuse(host, refusal);
         }
         let body = host.request_body(size).unwrap_or_default();
         self.mask_and_go(host, body, size, false)
@@ -437,10 +448,20 @@ impl Exchange {
                 return;
             }
         };
+        if is_key_deleted(answer.status, &answer.body) {
+            // Before the poller publishes it: this worker drops the vault now.
+            host.log(
+                Level::Warn,
+                "latet: the entries call answered that the key was deleted; this worker dropped its vault",
+            );
+            self.worker.vault.borrow_mut().drop_deleted_key();
+            self.refuse(host, Refusal::KeyDeleted);
+            return;
+        }
         // Forgets that arrived while waiting go first.
         let caught_up = self.worker.catch_up(host);
-        if !caught_up.current {
-            self.refuse(host, Refusal::VaultBehind);
+        if let Some(refusal) = self.vault_refusal(&caught_up) {
+            self.refuse(host, refusal);
             return;
         }
         let added = if answer.status == 200 {

@@ -23,7 +23,7 @@ use latet_core::feed::{
     append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
     NextCall, PublishedState,
 };
-use latet_core::wire::{parse_feed_answer, parse_snapshot, EntryId, Event};
+use latet_core::wire::{is_key_deleted, parse_feed_answer, parse_snapshot, EntryId, Event};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -141,6 +141,13 @@ impl Poller {
             // Another poller took over: publishing now could race it.
             return true;
         }
+        if is_key_deleted(answer.status, &answer.body) {
+            self.publish_key_deleted(host);
+            // Asked again after the backoff: a token of a deleted key never
+            // works again, but the gateway may be given another.
+            self.failed(host, metrics);
+            return true;
+        }
         if answer.status != 200 {
             host.log(
                 Level::Warn,
@@ -184,6 +191,34 @@ impl Poller {
             .saturating_mul(1 << self.failures.min(5))
             .min(MAX_BACKOFF_MS);
         self.retry_at_ms = host.now_ms().saturating_add(backoff);
+    }
+
+    /// The key was deleted: the shared snapshot and events are emptied,
+    /// then the state record says so, and the workers are woken; each drops
+    /// its copy and refuses requests (`latet_key_deleted`).
+    fn publish_key_deleted(&mut self, host: &dyn Host) {
+        let before = read_state(host);
+        if before.is_some_and(|state| state.key_deleted) {
+            return;
+        }
+        host.log(
+            Level::Error,
+            "latet sync: the control service answered that this gateway's key was deleted \
+             (410 key_deleted); every cached value is dropped and requests are refused",
+        );
+        let state = PublishedState::key_deleted(before.as_ref(), host.now_ms());
+        // Emptied first: a worker never reads a deleted key's values again.
+        let emptied = host.shared_set(SNAPSHOT_KEY, b"", None).is_ok()
+            && write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_ok();
+        if !emptied || write_json(host, STATE_KEY, &state, None).is_err() {
+            host.log(
+                Level::Error,
+                "latet sync: the deleted key could not be published to shared data",
+            );
+            return;
+        }
+        self.need_snapshot = false;
+        self.wake(host, state.seq);
     }
 
     fn publish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics, body: &[u8]) -> bool {

@@ -27,6 +27,9 @@ pub enum Refusal {
     /// The request's headers or trailers could not be read, so they could
     /// not be examined (400).
     BadHeaders,
+    /// The control service deleted the gateway's key: its vault is gone
+    /// from this gateway too (403; retrying does not help).
+    KeyDeleted,
 }
 
 impl Refusal {
@@ -38,6 +41,7 @@ impl Refusal {
             Refusal::BadBody => 400,
             Refusal::ValueInVerbatimField | Refusal::ValueInHeader => 422,
             Refusal::BadHeaders => 400,
+            Refusal::KeyDeleted => 403,
             Refusal::VaultNotReady | Refusal::VaultBehind | Refusal::EntriesUnavailable => 503,
         }
     }
@@ -54,6 +58,7 @@ impl Refusal {
             Refusal::ValueInVerbatimField => "latet_value_in_verbatim_field",
             Refusal::ValueInHeader => "latet_value_in_header",
             Refusal::BadHeaders => "latet_bad_headers",
+            Refusal::KeyDeleted => "latet_key_deleted",
         }
     }
 
@@ -67,6 +72,7 @@ impl Refusal {
             Refusal::BadBody => "the request body could not be read as its provider's API; nothing was forwarded",
             Refusal::ValueInHeader => "a request header name (or, with headerFindings refuse, a header value) holds a personal value; nothing was forwarded",
             Refusal::BadHeaders => "the request headers or trailers could not be read, so they could not be examined; nothing was forwarded",
+            Refusal::KeyDeleted => "the gateway's key was deleted at the control service: its vault is gone and nothing was forwarded; give the gateway a token of another key",
             Refusal::ValueInVerbatimField => "a field of the request that cannot be changed (a signed thinking block, encrypted reasoning, a media file) holds a personal value; it cannot be masked without breaking it, so nothing was forwarded",
         }
     }

@@ -115,6 +115,7 @@ pub fn publish_events(host: &FakeHost, snapshot_seq: u64, events: &[Event]) {
         seq: events.last().map_or(snapshot_seq, |e| e.seq),
         snapshot_seq,
         feed_answered_at_ms: host.now_ms_value().max(1),
+        key_deleted: false,
     };
     host.put_shared(STATE_KEY, &serde_json::to_vec(&state).unwrap());
 }

@@ -1,10 +1,11 @@
 //! One worker's vault: the snapshot index and the masker's memo, kept
 //! current from shared data.
 //!
-//! [`WorkerVault::apply_event`] and [`WorkerVault::load_snapshot`] are the
-//! only ways anything leaves this worker's caches: applying a `forgotten`
-//! event removes the entries from the index *and* drops every memo entry
-//! that used them; a snapshot reload replaces the index and the whole memo.
+//! [`WorkerVault::apply_event`], [`WorkerVault::load_snapshot`] and
+//! [`WorkerVault::drop_deleted_key`] are the only ways anything leaves this
+//! worker's caches: applying a `forgotten` event removes the entries from
+//! the index *and* drops every memo entry that used them; a snapshot reload
+//! replaces the index and the whole memo; a deleted key drops both.
 //!
 //! The catch-up rules (which events, in what order, when to rebuild from
 //! the snapshot, never moving back) are `latet_core::feed::catch_up`'s;
@@ -30,6 +31,9 @@ pub struct WorkerVault {
     detectors: Detectors,
     memo_capacity_bytes: usize,
     loaded: bool,
+    /// The control service said the key was deleted: nothing is held, and
+    /// requests are refused until a snapshot is loaded again.
+    key_deleted: bool,
     feed_answered_at_ms: u64,
 }
 
@@ -42,8 +46,24 @@ impl WorkerVault {
             detectors,
             memo_capacity_bytes,
             loaded: false,
+            key_deleted: false,
             feed_answered_at_ms: 0,
         }
+    }
+
+    /// True once the key was deleted (and no snapshot loaded since).
+    pub fn is_key_deleted(&self) -> bool {
+        self.key_deleted
+    }
+
+    /// The key was deleted: drops the index and the whole memo (every
+    /// value and surrogate this worker held); nothing is masked or
+    /// restored until a snapshot is loaded again.
+    pub fn drop_deleted_key(&mut self) {
+        self.index = SnapshotIndex::empty();
+        self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
+        self.loaded = false;
+        self.key_deleted = true;
     }
 
     /// True once a snapshot has been loaded.
@@ -104,6 +124,7 @@ impl WorkerVault {
         self.index = index;
         self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
         self.loaded = true;
+        self.key_deleted = false;
         Ok(())
     }
 
@@ -123,6 +144,19 @@ impl WorkerVault {
             return CatchUp::default();
         };
         self.feed_answered_at_ms = state.feed_answered_at_ms;
+        if state.key_deleted {
+            if !self.key_deleted {
+                self.drop_deleted_key();
+                host.log(
+                    Level::Warn,
+                    "latet: the key was deleted; this worker dropped its vault",
+                );
+            }
+            return CatchUp {
+                current: true,
+                ..CatchUp::default()
+            };
+        }
         feed::catch_up(
             self,
             &state,

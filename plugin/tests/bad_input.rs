@@ -217,6 +217,7 @@ fn publish(host: &TestHost, events: &[Event]) {
         seq: events.last().map_or(1, |e| e.seq),
         snapshot_seq: 1,
         feed_answered_at_ms: host.now_ms(),
+        key_deleted: false,
     };
     host.shared_set(STATE_KEY, &serde_json::to_vec(&state).unwrap(), None)
         .unwrap();

@@ -72,6 +72,16 @@ impl AdminClient {
         )
     }
 
+    /// DELETE an admin path.
+    pub fn delete<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        Self::answer(
+            self.agent
+                .delete(&self.url(path))
+                .set("Authorization", &format!("Bearer {}", self.token))
+                .call(),
+        )
+    }
+
     /// POST JSON to an admin path.
     pub fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T> {
         Self::answer(

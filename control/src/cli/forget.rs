@@ -219,7 +219,7 @@ fn ask(question: &str) -> Result<Option<bool>> {
 }
 
 /// Asks `prompt` at the terminal; the line typed, trimmed.
-fn answer_to(prompt: &str) -> Result<String> {
+pub(crate) fn answer_to(prompt: &str) -> Result<String> {
     eprint!("{prompt} ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
@@ -231,7 +231,7 @@ fn answer_to(prompt: &str) -> Result<String> {
 }
 
 /// Fails unless the admin token is accepted and the key exists.
-fn check_key(client: &AdminClient, key: &str) -> Result<()> {
+pub(crate) fn check_key(client: &AdminClient, key: &str) -> Result<()> {
     let answer: super::KeysAnswer = client.get("/keys")?;
     if answer.keys.iter().any(|k| k.name == key) {
         Ok(())

@@ -3,9 +3,10 @@
 
 pub mod client;
 pub mod forget;
+pub mod lifecycle;
 
 use crate::error::{ControlError, Result};
-use crate::files::{read_token, write_private};
+use crate::files::{read_token, OutFile};
 use crate::http::admin::{AddTokenRequest, CreateKeyRequest, KeyListing, TokenAnswer};
 use crate::serve::{serve, ServeOptions};
 use crate::store::AdminLogRecord;
@@ -91,9 +92,12 @@ enum KeysCommand {
     /// Create a key; its first token (gateway, analyze, mask, restore) goes to --out.
     Create {
         name: String,
-        /// File for the first token (written with mode 0600).
+        /// File for the first token (written with mode 0600; never over an existing file).
         #[arg(long)]
         out: PathBuf,
+        /// Overwrite --out when it exists.
+        #[arg(long)]
+        force: bool,
         /// Most values the vault may hold.
         #[arg(long)]
         value_limit: Option<u64>,
@@ -118,9 +122,23 @@ enum KeysCommand {
         mask: bool,
         #[arg(long)]
         restore: bool,
-        /// File for the token (written with mode 0600).
+        /// File for the token (written with mode 0600; never over an existing file).
         #[arg(long)]
         out: PathBuf,
+        /// Overwrite --out when it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List a key's tokens: names and permissions (never a token).
+    Tokens { name: String },
+    /// Revoke a token of a key: refused on every endpoint from the next request.
+    RevokeToken { name: String, token_name: String },
+    /// Delete a key and every value of its vault (asks for the name; --yes in scripts).
+    Delete {
+        name: String,
+        /// Do not ask (needed without a terminal).
+        #[arg(long)]
+        yes: bool,
     },
     /// Forget values: from --file (one per line, UTF-8) or typed at the terminal.
     Forget {
@@ -176,6 +194,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     };
     match result {
         Ok(status) => status,
+        Err(ControlError::Refused(reason)) => {
+            eprintln!("latet: {reason}");
+            2
+        }
         Err(err) => {
             eprintln!("latet: {err}");
             1
@@ -231,14 +253,14 @@ struct KeysAnswer {
     keys: Vec<KeyListing>,
 }
 
-fn write_token(out: &std::path::Path, answer: &TokenAnswer) -> Result<()> {
-    write_private(out, format!("{}\n", answer.token).as_bytes())?;
+fn write_token(out: &OutFile, answer: &TokenAnswer) -> Result<()> {
+    out.write(format!("{}\n", answer.token).as_bytes())?;
     println!(
         "Token \"{}\" of key \"{}\" ({}) written to {} (mode 0600). It is shown nowhere else.",
         answer.token_name,
         answer.key,
         answer.permissions.join(", "),
-        out.display()
+        out.path().display()
     );
     Ok(())
 }
@@ -248,8 +270,11 @@ fn run_keys(client: &AdminClient, command: KeysCommand) -> Result<i32> {
         KeysCommand::Create {
             name,
             out,
+            force,
             value_limit,
         } => {
+            // Before the key is created: a token that cannot be written is lost.
+            let out = OutFile::check(out, force)?;
             let answer: TokenAnswer =
                 client.post("/keys", &CreateKeyRequest { name, value_limit })?;
             write_token(&out, &answer)?;
@@ -296,6 +321,7 @@ fn run_keys(client: &AdminClient, command: KeysCommand) -> Result<i32> {
             mask,
             restore,
             out,
+            force,
         } => {
             let permissions: Vec<String> = [
                 (gateway, "gateway"),
@@ -312,6 +338,7 @@ fn run_keys(client: &AdminClient, command: KeysCommand) -> Result<i32> {
                 eprintln!("latet: keys add-token: name at least one permission (--forget, --gateway, --analyze, --mask, --restore)");
                 return Ok(2);
             }
+            let out = OutFile::check(out, force)?;
             let answer: TokenAnswer = client.post(
                 &format!("/keys/{}/tokens", segment(&name)),
                 &AddTokenRequest {
@@ -321,6 +348,11 @@ fn run_keys(client: &AdminClient, command: KeysCommand) -> Result<i32> {
             )?;
             write_token(&out, &answer)?;
         }
+        KeysCommand::Tokens { name } => return lifecycle::list_tokens(client, &name),
+        KeysCommand::RevokeToken { name, token_name } => {
+            return lifecycle::revoke_token(client, &name, &token_name)
+        }
+        KeysCommand::Delete { name, yes } => return lifecycle::delete_key(client, &name, yes),
         KeysCommand::Forget {
             name,
             file,
@@ -362,6 +394,8 @@ pub fn log_line(record: &AdminLogRecord) -> String {
         ("requested", record.requested),
         ("forgotten", record.forgotten),
         ("unknown", record.unknown),
+        ("retired", record.retired),
+        ("tokens", record.tokens),
     ] {
         if let Some(count) = count {
             line.push_str(&format!(" {name}={count}"));
@@ -413,6 +447,7 @@ mod tests {
             requested: Some(3),
             forgotten: Some(1),
             unknown: Some(1),
+            ..Default::default()
         };
         assert_eq!(
             log_line(&record),

@@ -145,6 +145,96 @@ pub async fn add_token(
     }))
 }
 
+/// One token as listed: name and permissions, never the token.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct TokenListingAnswer {
+    pub name: String,
+    pub permissions: Vec<String>,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// Answer of `GET /_latet/admin/v1/keys/{name}/tokens`.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct TokensAnswer {
+    pub key: String,
+    pub tokens: Vec<TokenListingAnswer>,
+}
+
+/// Answer of `DELETE /_latet/admin/v1/keys/{name}`: what was erased.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct KeyDeletedAnswer {
+    pub key: String,
+    pub deleted: bool,
+    pub values: u64,
+    pub retired: u64,
+    pub tokens: u64,
+    pub events: u64,
+}
+
+/// `GET /_latet/admin/v1/keys/{name}/tokens`
+pub async fn list_tokens(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Result<Response> {
+    require_admin(&state, &headers)?;
+    let vaults = state.vaults.clone();
+    let key = name.clone();
+    let tokens = blocking(move || vaults.list_tokens(&key)).await?;
+    let tokens = tokens
+        .into_iter()
+        .map(|t| {
+            Ok(TokenListingAnswer {
+                name: t.name,
+                permissions: Permissions::parse_names(t.permissions.split(','))?
+                    .names()
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+                created_at: t.created_at,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ok(&TokensAnswer { key: name, tokens }))
+}
+
+/// `DELETE /_latet/admin/v1/keys/{name}/tokens/{token}`: one `token.revoked` log entry.
+pub async fn revoke_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((name, token)): Path<(String, String)>,
+) -> Result<Response> {
+    require_admin(&state, &headers)?;
+    let vaults = state.vaults.clone();
+    let (key, token_name) = (name.clone(), token.clone());
+    blocking(move || vaults.revoke_token(&key, &token_name)).await?;
+    Ok(ok(
+        &serde_json::json!({ "key": name, "token": token, "revoked": true }),
+    ))
+}
+
+/// `DELETE /_latet/admin/v1/keys/{name}`: the key and its whole vault; one
+/// `key.deleted` log entry with the counts.
+pub async fn delete_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Result<Response> {
+    require_admin(&state, &headers)?;
+    let vaults = state.vaults.clone();
+    let key = name.clone();
+    let deletion = blocking(move || vaults.delete_key(&key)).await?;
+    Ok(ok(&KeyDeletedAnswer {
+        key: name,
+        deleted: true,
+        values: deletion.values,
+        retired: deletion.retired,
+        tokens: deletion.tokens,
+        events: deletion.events,
+    }))
+}
+
 /// `POST /_latet/admin/v1/keys/{name}/forget`: one `key.forgotten` log entry.
 pub async fn forget(
     State(state): State<AppState>,

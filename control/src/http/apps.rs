@@ -1,7 +1,7 @@
 //! Apps routes: forget (rule F3, docs/product-rules.md#f3), mask and restore
 //! of plain text.
 
-use super::{blocking, body, caller, ok, AppState};
+use super::{bearer, blocking, body, caller, ok, AppState};
 use crate::error::Result;
 use crate::text_adapter::{self, TextBody};
 use crate::tokens::Permission;
@@ -33,6 +33,40 @@ pub async fn forget(
     let result = blocking(move || vaults.forget(&caller.key, &request.values, &actor)).await;
     state.metrics.count_forget("apps", &result);
     Ok(ok(&result?))
+}
+
+/// `GET /_latet/apps/v1/token`: the calling token's key, name and
+/// permissions (any permission; never the token).
+pub async fn whoami(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
+    let token = bearer(&headers)?.to_string();
+    let vaults = state.vaults.clone();
+    let caller = blocking(move || vaults.authenticate(&token)).await?;
+    Ok(ok(&serde_json::json!({
+        "key": caller.key.name,
+        "token": caller.token_name,
+        "permissions": caller.permissions.names(),
+        "enabled": caller.key.enabled,
+    })))
+}
+
+/// `DELETE /_latet/apps/v1/token`: the calling token revokes itself (a
+/// leaked or retired token; any permission). One `apps.token_revoked` log
+/// entry.
+pub async fn revoke_own_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let token = bearer(&headers)?.to_string();
+    let vaults = state.vaults.clone();
+    let (key, name) = blocking(move || {
+        let caller = vaults.authenticate(&token)?;
+        vaults.revoke_own_token(&caller, &token)?;
+        Ok((caller.key.name, caller.token_name))
+    })
+    .await?;
+    Ok(ok(
+        &serde_json::json!({ "key": key, "token": name, "revoked": true }),
+    ))
 }
 
 /// `POST /_latet/apps/v1/mask`: `{"text": "..."}` or `{"texts": [...]}`.

@@ -10,10 +10,13 @@ impl ControlError {
     /// The HTTP status and stable error code of this error.
     pub fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
-            ControlError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ControlError::BadRequest(_) | ControlError::Refused(_) => {
+                (StatusCode::BAD_REQUEST, "bad_request")
+            }
             ControlError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ControlError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             ControlError::KeyDisabled => (StatusCode::FORBIDDEN, "key_disabled"),
+            ControlError::KeyDeleted => (StatusCode::GONE, "key_deleted"),
             ControlError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ControlError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ControlError::VaultFull { .. } => (StatusCode::CONFLICT, "vault_full"),

@@ -4,6 +4,7 @@
 use super::{blocking, body, caller, ok, AppState};
 use crate::error::{ControlError, Result};
 use crate::tokens::Permission;
+use crate::vault::Vaults;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -48,14 +49,22 @@ pub async fn events(
     RawQuery(raw): RawQuery,
 ) -> Result<Response> {
     let (after, wait_ms) = feed_query(raw.as_deref())?;
+    let token = super::bearer(&headers)?.to_string();
     let caller = caller(&state, &headers, Permission::Gateway).await?;
     // Subscribe before reading, so an event committed in between still wakes us.
     let mut head = state.vaults.signals().subscribe(caller.key.id);
     let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
     loop {
         let vaults = state.vaults.clone();
-        let key = caller.key.clone();
-        let answer = blocking(move || vaults.feed(&key, after)).await?;
+        let token = token.clone();
+        // The token again at every wake-up: one revoked, or a key deleted or
+        // disabled, while the poll waited gets no event after that.
+        let answer = blocking(move || {
+            let caller = vaults.authenticate(&token)?;
+            Vaults::require(&caller, Permission::Gateway)?;
+            vaults.feed(&caller.key, after)
+        })
+        .await?;
         let empty = matches!(&answer, FeedAnswer::Events { events, .. } if events.is_empty());
         if !empty || tokio::time::Instant::now() >= deadline {
             return Ok(ok(&answer));

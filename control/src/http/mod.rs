@@ -16,7 +16,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use std::sync::Arc;
 
@@ -47,9 +47,14 @@ pub fn router(state: AppState) -> Router {
         .route("/_latet/apps/v1/mask", post(apps::mask))
         .route("/_latet/apps/v1/restore", post(apps::restore))
         .route(
+            "/_latet/apps/v1/token",
+            get(apps::whoami).delete(apps::revoke_own_token),
+        )
+        .route(
             "/_latet/admin/v1/keys",
             get(admin::list_keys).post(admin::create_key),
         )
+        .route("/_latet/admin/v1/keys/{name}", delete(admin::delete_key))
         .route(
             "/_latet/admin/v1/keys/{name}/enable",
             post(admin::enable_key),
@@ -60,7 +65,11 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/_latet/admin/v1/keys/{name}/tokens",
-            post(admin::add_token),
+            get(admin::list_tokens).post(admin::add_token),
+        )
+        .route(
+            "/_latet/admin/v1/keys/{name}/tokens/{token}",
+            delete(admin::revoke_token),
         )
         .route("/_latet/admin/v1/keys/{name}/forget", post(admin::forget))
         .route("/_latet/admin/v1/log", get(admin::log))

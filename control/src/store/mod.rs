@@ -82,13 +82,44 @@ pub struct AdminLogRecord {
     /// Unix seconds.
     pub at: i64,
     /// `key.created`, `key.enabled`, `key.disabled`, `token.added`,
-    /// `key.forgotten`, `apps.forgotten`.
+    /// `token.revoked`, `apps.token_revoked`, `key.forgotten`,
+    /// `apps.forgotten`, `key.deleted`.
     pub action: String,
     pub key: Option<String>,
     pub token: Option<String>,
     pub requested: Option<u64>,
     pub forgotten: Option<u64>,
     pub unknown: Option<u64>,
+    /// `key.deleted`: retired surrogates erased with the vault.
+    #[serde(default)]
+    pub retired: Option<u64>,
+    /// `key.deleted`: tokens revoked with the key.
+    #[serde(default)]
+    pub tokens: Option<u64>,
+}
+
+/// A token as listed: its name and permissions, never its text or hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenListing {
+    pub name: String,
+    /// Comma-separated permission names.
+    pub permissions: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// What deleting a key erased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyDeletion {
+    pub key_id: i64,
+    /// Values (entries) erased.
+    pub values: u64,
+    /// Retired surrogates (keyed hashes) erased.
+    pub retired: u64,
+    /// Tokens revoked (their hashes kept to answer `key_deleted`).
+    pub tokens: u64,
+    /// Feed events erased.
+    pub events: u64,
 }
 
 /// What a snapshot is made of, read in one transaction.
@@ -173,6 +204,25 @@ pub trait Store: Send + Sync {
     /// Adds a token to a key; `Conflict` when the key has a token of that name.
     fn add_token(&self, key_name: &str, token: &NewToken, log: &AdminLogRecord) -> Result<()>;
     fn token_by_hash(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>>;
+    /// Whether `hash` is a token of a deleted key.
+    fn token_of_deleted_key(&self, hash: &[u8; 32]) -> Result<bool>;
+    /// A key's tokens (names and permissions), by name; `NotFound` for the key.
+    fn list_tokens(&self, key_name: &str) -> Result<Vec<TokenListing>>;
+    /// Revokes a key's token by name, the log row in the same transaction;
+    /// returns the key's id. `NotFound` names the key or the token.
+    fn revoke_token(&self, key_name: &str, token_name: &str, log: &AdminLogRecord) -> Result<i64>;
+    /// Revokes the token whose hash is `hash` (a token revoking itself).
+    fn revoke_token_by_hash(&self, hash: &[u8; 32], log: &AdminLogRecord) -> Result<()>;
+    /// Deletes a key in one transaction: every entry, retired surrogate,
+    /// event and token of it; the token hashes and the key id are kept as
+    /// tombstones (a deleted key's token answers `key_deleted`, its id is
+    /// never given again); the admin-log row `log(counts)` written — or
+    /// nothing at all when any step fails. `NotFound` for the key.
+    fn delete_key(
+        &self,
+        key_name: &str,
+        log: &mut dyn FnMut(&KeyDeletion) -> AdminLogRecord,
+    ) -> Result<KeyDeletion>;
     /// Entries, retired surrogates, generation and seq, read consistently.
     fn snapshot_rows(&self, key_id: i64) -> Result<SnapshotRows>;
     /// Up to `limit` events after `after`.

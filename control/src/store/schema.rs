@@ -59,4 +59,26 @@ CREATE TABLE IF NOT EXISTS admin_log (
     unknown   INTEGER
 );
 CREATE INDEX IF NOT EXISTS admin_log_by_action ON admin_log (action, id);
+-- A deleted key keeps its id here, so that no later key is given it (ids
+-- name secrets in caches, feed signals and sealing AADs).
+CREATE TABLE IF NOT EXISTS deleted_keys (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    deleted_at INTEGER NOT NULL
+);
+-- The SHA-256 of every token of a deleted key: such a token answers
+-- `key_deleted` (410), so a gateway knows to drop what it cached.
+CREATE TABLE IF NOT EXISTS deleted_tokens (
+    hash   BLOB    PRIMARY KEY,
+    key_id INTEGER NOT NULL
+) WITHOUT ROWID;
 "#;
+
+/// Columns added to tables of earlier versions: (table, column, type).
+/// `ALTER TABLE … ADD COLUMN` has no `IF NOT EXISTS`: the store adds each
+/// one its table lacks at open.
+pub const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
+    // key.deleted: retired surrogates and tokens erased with the key.
+    ("admin_log", "retired", "INTEGER"),
+    ("admin_log", "tokens", "INTEGER"),
+];

@@ -1,7 +1,7 @@
 //! The embedded store: one SQLite file (bundled SQLite, WAL), one connection
 //! behind a mutex. Writes are short transactions (`BEGIN IMMEDIATE`).
 
-use super::schema::SCHEMA;
+use super::schema::{ADDED_COLUMNS, SCHEMA};
 use super::*;
 use crate::error::ControlError;
 use latet_core::wire::RetiredHash;
@@ -32,6 +32,7 @@ impl SqliteStore {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.execute_batch(SCHEMA)?;
+        add_missing_columns(&conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
             feed_keep: feed_keep.max(1),
@@ -45,14 +46,29 @@ impl SqliteStore {
     }
 }
 
+/// Adds the columns of [`ADDED_COLUMNS`] a database of an earlier version lacks.
+fn add_missing_columns(conn: &Connection) -> Result<()> {
+    for (table, column, kind) in ADDED_COLUMNS {
+        let has: bool = conn
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
+            ))?
+            .exists(params![column])?;
+        if !has {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
+        }
+    }
+    Ok(())
+}
+
 fn write_tx(conn: &mut Connection) -> Result<Transaction<'_>> {
     Ok(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
 }
 
 fn insert_log(tx: &Transaction<'_>, log: &AdminLogRecord) -> Result<()> {
     tx.execute(
-        "INSERT INTO admin_log (at, action, key_name, token, requested, forgotten, unknown)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO admin_log (at, action, key_name, token, requested, forgotten, unknown, retired, tokens)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             log.at,
             log.action,
@@ -60,7 +76,9 @@ fn insert_log(tx: &Transaction<'_>, log: &AdminLogRecord) -> Result<()> {
             log.token,
             log.requested.map(to_i64),
             log.forgotten.map(to_i64),
-            log.unknown.map(to_i64)
+            log.unknown.map(to_i64),
+            log.retired.map(to_i64),
+            log.tokens.map(to_i64)
         ],
     )?;
     Ok(())
@@ -163,7 +181,23 @@ fn key_in_tx(tx: &Transaction<'_>, key_id: i64) -> Result<KeyRecord> {
         key_from_row,
     )
     .optional()?
+    // Callers hold the id of an authenticated key: gone since means deleted.
+    .ok_or(ControlError::KeyDeleted)
+}
+
+fn key_id_named(tx: &Transaction<'_>, name: &str) -> Result<i64> {
+    tx.query_row(
+        "SELECT id FROM keys WHERE name = ?1",
+        params![name],
+        |row| row.get(0),
+    )
+    .optional()?
     .ok_or_else(|| ControlError::NotFound("key".into()))
+}
+
+fn count(tx: &Transaction<'_>, sql: &str, key_id: i64) -> Result<u64> {
+    let n: i64 = tx.query_row(sql, params![key_id], |row| row.get(0))?;
+    Ok(to_u64(n))
 }
 
 /// The stored body of a `forgotten` event (ids and hashes only).
@@ -257,9 +291,14 @@ impl Store for SqliteStore {
         if taken.is_some() {
             return Err(ControlError::Conflict("a key of that name exists".into()));
         }
+        // The id after every id ever given, deleted keys' included: a new
+        // key never takes a deleted one's id (SQLite would reuse the
+        // highest rowid once its row is gone).
         tx.execute(
-            "INSERT INTO keys (name, enabled, value_limit, generation, seq, wrapped_secrets, created_at)
-             VALUES (?1, 1, ?2, 1, 0, ?3, ?4)",
+            "INSERT INTO keys (id, name, enabled, value_limit, generation, seq, wrapped_secrets, created_at)
+             VALUES (MAX(COALESCE((SELECT MAX(id) FROM keys), 0),
+                         COALESCE((SELECT MAX(id) FROM deleted_keys), 0)) + 1,
+                     ?1, 1, ?2, 1, 0, ?3, ?4)",
             params![name, to_i64(value_limit), wrapped_secrets, log.at],
         )?;
         let key_id = tx.last_insert_rowid();
@@ -331,14 +370,7 @@ impl Store for SqliteStore {
     fn add_token(&self, key_name: &str, token: &NewToken, log: &AdminLogRecord) -> Result<()> {
         let mut conn = self.lock()?;
         let tx = write_tx(&mut conn)?;
-        let key_id: i64 = tx
-            .query_row(
-                "SELECT id FROM keys WHERE name = ?1",
-                params![key_name],
-                |row| row.get(0),
-            )
-            .optional()?
-            .ok_or_else(|| ControlError::NotFound("key".into()))?;
+        let key_id = key_id_named(&tx, key_name)?;
         let taken: Option<i64> = tx
             .query_row(
                 "SELECT id FROM tokens WHERE key_id = ?1 AND name = ?2",
@@ -373,6 +405,110 @@ impl Store for SqliteStore {
             })
             .optional()?;
         Ok(token)
+    }
+
+    fn token_of_deleted_key(&self, hash: &[u8; 32]) -> Result<bool> {
+        let conn = self.lock()?;
+        let found = conn
+            .prepare_cached("SELECT 1 FROM deleted_tokens WHERE hash = ?1")?
+            .exists(params![&hash[..]])?;
+        Ok(found)
+    }
+
+    fn list_tokens(&self, key_name: &str) -> Result<Vec<TokenListing>> {
+        let mut conn = self.lock()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let key_id = key_id_named(&tx, key_name)?;
+        let tokens = {
+            let mut stmt = tx.prepare(
+                "SELECT name, permissions, created_at FROM tokens WHERE key_id = ?1 ORDER BY name",
+            )?;
+            let rows = stmt.query_map(params![key_id], |row| {
+                Ok(TokenListing {
+                    name: row.get(0)?,
+                    permissions: row.get(1)?,
+                    created_at: row.get(2)?,
+                })
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        tx.commit()?;
+        Ok(tokens)
+    }
+
+    fn revoke_token(&self, key_name: &str, token_name: &str, log: &AdminLogRecord) -> Result<i64> {
+        let mut conn = self.lock()?;
+        let tx = write_tx(&mut conn)?;
+        let key_id = key_id_named(&tx, key_name)?;
+        let removed = tx.execute(
+            "DELETE FROM tokens WHERE key_id = ?1 AND name = ?2",
+            params![key_id, token_name],
+        )?;
+        if removed == 0 {
+            return Err(ControlError::NotFound("token".into()));
+        }
+        insert_log(&tx, log)?;
+        tx.commit()?;
+        Ok(key_id)
+    }
+
+    fn revoke_token_by_hash(&self, hash: &[u8; 32], log: &AdminLogRecord) -> Result<()> {
+        let mut conn = self.lock()?;
+        let tx = write_tx(&mut conn)?;
+        let removed = tx.execute("DELETE FROM tokens WHERE hash = ?1", params![&hash[..]])?;
+        if removed == 0 {
+            // Revoked or deleted in between: the caller is not authenticated.
+            return Err(ControlError::Unauthorized);
+        }
+        insert_log(&tx, log)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn delete_key(
+        &self,
+        key_name: &str,
+        log: &mut dyn FnMut(&KeyDeletion) -> AdminLogRecord,
+    ) -> Result<KeyDeletion> {
+        let mut conn = self.lock()?;
+        let tx = write_tx(&mut conn)?;
+        let key_id = key_id_named(&tx, key_name)?;
+        let deletion = KeyDeletion {
+            key_id,
+            values: count(
+                &tx,
+                "SELECT COUNT(*) FROM entries WHERE key_id = ?1",
+                key_id,
+            )?,
+            retired: count(
+                &tx,
+                "SELECT COUNT(*) FROM retired WHERE key_id = ?1",
+                key_id,
+            )?,
+            tokens: count(&tx, "SELECT COUNT(*) FROM tokens WHERE key_id = ?1", key_id)?,
+            events: count(&tx, "SELECT COUNT(*) FROM events WHERE key_id = ?1", key_id)?,
+        };
+        tx.execute(
+            "INSERT OR IGNORE INTO deleted_tokens (hash, key_id)
+             SELECT hash, key_id FROM tokens WHERE key_id = ?1",
+            params![key_id],
+        )?;
+        for table in ["entries", "retired", "events", "tokens"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE key_id = ?1"),
+                params![key_id],
+            )?;
+        }
+        tx.execute(
+            "INSERT INTO deleted_keys (id, name, deleted_at) VALUES (?1, ?2, ?3)",
+            params![key_id, key_name, crate::vault::now()],
+        )?;
+        // Deleted rows stay in SQLite's free pages and WAL until reused, as
+        // for a forget (control/README.md, "What a forget clears here").
+        tx.execute("DELETE FROM keys WHERE id = ?1", params![key_id])?;
+        insert_log(&tx, &log(&deletion))?;
+        tx.commit()?;
+        Ok(deletion)
     }
 
     fn snapshot_rows(&self, key_id: i64) -> Result<SnapshotRows> {
@@ -566,7 +702,7 @@ impl Store for SqliteStore {
     fn admin_log(&self, action: Option<&str>) -> Result<Vec<AdminLogRecord>> {
         let conn = self.lock()?;
         let mut stmt = conn.prepare(
-            "SELECT at, action, key_name, token, requested, forgotten, unknown FROM admin_log
+            "SELECT at, action, key_name, token, requested, forgotten, unknown, retired, tokens FROM admin_log
              WHERE ?1 IS NULL OR action = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map(params![action], |row| {
@@ -578,8 +714,65 @@ impl Store for SqliteStore {
                 requested: row.get::<_, Option<i64>>(4)?.map(to_u64),
                 forgotten: row.get::<_, Option<i64>>(5)?.map(to_u64),
                 unknown: row.get::<_, Option<i64>>(6)?.map(to_u64),
+                retired: row.get::<_, Option<i64>>(7)?.map(to_u64),
+                tokens: row.get::<_, Option<i64>>(8)?.map(to_u64),
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gets_the_new_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE admin_log (id INTEGER PRIMARY KEY, at INTEGER NOT NULL,
+                    action TEXT NOT NULL, key_name TEXT, token TEXT, requested INTEGER,
+                    forgotten INTEGER, unknown INTEGER);
+                 INSERT INTO admin_log (at, action) VALUES (1, 'key.created');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path, 10).unwrap();
+        let log = AdminLogRecord {
+            at: 2,
+            action: "key.deleted".into(),
+            forgotten: Some(3),
+            retired: Some(1),
+            tokens: Some(2),
+            ..Default::default()
+        };
+        store
+            .create_key(
+                "K",
+                b"w",
+                5,
+                &NewToken {
+                    name: "default".into(),
+                    hash: [1; 32],
+                    permissions: "gateway".into(),
+                },
+                &AdminLogRecord {
+                    at: 2,
+                    action: "key.created".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        store.delete_key("K", &mut |_| log.clone()).unwrap();
+        let rows = store.admin_log(Some("key.deleted")).unwrap();
+        assert_eq!(rows, vec![log]);
+        assert_eq!(store.admin_log(None).unwrap()[0].retired, None);
+        // Opening again finds the columns there and adds nothing.
+        drop(store);
+        SqliteStore::open(&path, 10).unwrap();
     }
 }

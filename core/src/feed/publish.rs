@@ -29,6 +29,12 @@ pub struct PublishedState {
     /// When the feed (or the snapshot) last answered, ms since the epoch
     /// (`0`: never).
     pub feed_answered_at_ms: u64,
+    /// The control service answered that the key was deleted
+    /// ([`crate::wire::is_key_deleted`]): nothing is published, every
+    /// worker drops its copy and refuses requests until a snapshot of a
+    /// key is published again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub key_deleted: bool,
 }
 
 impl PublishedState {
@@ -39,6 +45,19 @@ impl PublishedState {
             seq,
             snapshot_seq: seq,
             feed_answered_at_ms: now_ms,
+            key_deleted: false,
+        }
+    }
+
+    /// The record of a deleted key, answered at `now_ms`: the position of
+    /// `before` kept (positions never move back), nothing after it.
+    pub fn key_deleted(before: Option<&PublishedState>, now_ms: u64) -> Self {
+        let seq = before.map_or(0, |b| b.seq);
+        PublishedState {
+            seq,
+            snapshot_seq: seq,
+            feed_answered_at_ms: now_ms,
+            key_deleted: true,
         }
     }
 }
@@ -54,10 +73,11 @@ pub enum NextCall {
 
 /// The next call: the events after the published position, or a snapshot
 /// when nothing is published yet or one is wanted (a gap, the feed asked for
-/// it, too many events, a shared copy that could not be rewritten).
+/// it, too many events, a shared copy that could not be rewritten), or the
+/// key was deleted (nothing to continue from).
 pub fn next_call(published: Option<&PublishedState>, snapshot_wanted: bool) -> NextCall {
     match published {
-        Some(state) if !snapshot_wanted => NextCall::EventsAfter(state.seq),
+        Some(state) if !snapshot_wanted && !state.key_deleted => NextCall::EventsAfter(state.seq),
         _ => NextCall::Snapshot,
     }
 }
@@ -80,7 +100,7 @@ pub enum FeedAnswerPlan {
 
 /// Decides what a feed answer leads to, given what is published.
 pub fn plan_feed_answer(published: Option<PublishedState>, answer: FeedAnswer) -> FeedAnswerPlan {
-    let Some(published) = published else {
+    let Some(published) = published.filter(|p| !p.key_deleted) else {
         return FeedAnswerPlan::NothingPublished;
     };
     match answer {

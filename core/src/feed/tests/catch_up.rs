@@ -45,6 +45,7 @@ fn published(seq: u64, snapshot_seq: u64) -> PublishedState {
         seq,
         snapshot_seq,
         feed_answered_at_ms: 1,
+        key_deleted: false,
     }
 }
 

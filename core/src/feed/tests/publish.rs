@@ -11,17 +11,22 @@ fn state(seq: u64, snapshot_seq: u64) -> PublishedState {
         seq,
         snapshot_seq,
         feed_answered_at_ms: 1,
+        key_deleted: false,
     }
 }
 
 #[test]
 fn the_next_call_is_the_feed_after_the_published_position_unless_a_snapshot_is_wanted() {
     let published = state(5, 3);
+    // A deleted key: nothing to continue from, whatever the position.
+    let deleted = PublishedState::key_deleted(Some(&published), 9);
+    assert_eq!((deleted.seq, deleted.snapshot_seq), (5, 5));
     let cases = [
         (None, false, NextCall::Snapshot),
         (None, true, NextCall::Snapshot),
         (Some(&published), false, NextCall::EventsAfter(5)),
         (Some(&published), true, NextCall::Snapshot),
+        (Some(&deleted), false, NextCall::Snapshot),
     ];
     for (published, wanted, call) in cases {
         assert_eq!(next_call(published, wanted), call, "{published:?} {wanted}");
@@ -40,8 +45,14 @@ fn a_feed_answer_needs_something_published_and_may_ask_for_a_snapshot() {
         oldest: 50,
         head: 60,
     };
+    let deleted = PublishedState::key_deleted(Some(&state(3, 3)), 9);
     let cases = [
         (None, events.clone(), FeedAnswerPlan::NothingPublished),
+        (
+            Some(deleted),
+            events.clone(),
+            FeedAnswerPlan::NothingPublished,
+        ),
         (None, required.clone(), FeedAnswerPlan::NothingPublished),
         (
             Some(state(3, 3)),
@@ -203,7 +214,8 @@ fn a_snapshot_publishes_an_empty_list_at_its_own_position() {
         PublishedState {
             seq: 7,
             snapshot_seq: 7,
-            feed_answered_at_ms: 42
+            feed_answered_at_ms: 42,
+            key_deleted: false
         }
     );
 }
