@@ -21,7 +21,7 @@
 
 mod support;
 
-// The APIs of issue 16 (Gemini, Bedrock, completions, embeddings, Azure,
+// The newer APIs (Gemini, Bedrock, completions, embeddings, Azure,
 // count_tokens, batches); a path, since `providers.rs` is another test.
 #[path = "gateway_e2e/providers.rs"]
 mod providers;

@@ -1,4 +1,4 @@
-//! The gateway on the APIs of issue 16: Gemini (whole, SSE, JSON array),
+//! The gateway on the newer APIs: Gemini (whole, SSE, JSON array),
 //! Bedrock Converse and ConverseStream (event-stream frames), OpenAI legacy
 //! completions and embeddings, Azure OpenAI paths, Anthropic count_tokens
 //! and batches. Each: masked on the way up, restored for the agent (whole
