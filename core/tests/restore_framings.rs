@@ -153,11 +153,6 @@ fn restore(case: &Case, index: &SnapshotIndex, cuts: &[usize]) -> (Vec<u8>, Rest
     restore_in_pieces_as(case.format, case.provider, index, &case.stream, cuts)
 }
 
-fn same_json(a: &str, b: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(a).unwrap()
-        == serde_json::from_str::<serde_json::Value>(b).unwrap()
-}
-
 #[test]
 fn each_stream_restores_its_slots() {
     let index = vault_index();

@@ -31,12 +31,6 @@ fn restore_slot_text(index: &SnapshotIndex, text: &str) -> String {
     serde_json::from_slice(&restored.unwrap_or(body)).unwrap()
 }
 
-/// JSON text compared as values (escapes may be written differently).
-fn same_json(a: &str, b: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(a).unwrap()
-        == serde_json::from_str::<serde_json::Value>(b).unwrap()
-}
-
 #[test]
 fn each_stream_restores_its_slots() {
     let index = vault_index();

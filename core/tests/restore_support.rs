@@ -261,3 +261,9 @@ pub fn with_crlf(stream: &[u8]) -> Vec<u8> {
         .replace('\n', "\r\n")
         .into_bytes()
 }
+
+/// JSON text compared as values (escapes may be written differently).
+pub fn same_json(a: &str, b: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(a).unwrap()
+        == serde_json::from_str::<serde_json::Value>(b).unwrap()
+}

@@ -13,39 +13,32 @@ use serde_json::Value;
 use crate::exchange::{Exchange, RequestError};
 use crate::jobj;
 use crate::ordered_json::Json;
-use crate::prompt::{rough_tokens, split_chars, str_field};
+use crate::prompt::{blocks, read_turns, rough_tokens, split_chars, str_field, Turns};
 use crate::prompt::{Prompt, Reply, ToolCall};
 
 /// Reads the last `user` message — its `text` blocks and the text (or JSON)
 /// inside its `toolResult` blocks — and the `toolUse` blocks of the last
 /// message.
 pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or(RequestError::MissingField("messages"))?;
-    let last_user_text = messages
-        .iter()
-        .rev()
-        .find(|m| str_field(m, "role") == "user")
-        .map(user_text)
-        .unwrap_or_default();
-    let trailing_tool_calls = messages
-        .last()
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b.get("toolUse"))
-                .map(|call| ToolCall {
-                    id: str_field(call, "toolUseId").to_owned(),
-                    name: str_field(call, "name").to_owned(),
-                    arguments: call.get("input").map(Value::to_string).unwrap_or_default(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let (last_user_text, trailing_tool_calls) = read_turns(
+        body,
+        &Turns {
+            list: "messages",
+            is_user: |m| str_field(m, "role") == "user",
+            user_text,
+            tool_calls: |m| {
+                blocks(m, "content")
+                    .iter()
+                    .filter_map(|b| b.get("toolUse"))
+                    .map(|call| ToolCall {
+                        id: str_field(call, "toolUseId").to_owned(),
+                        name: str_field(call, "name").to_owned(),
+                        arguments: call.get("input").map(Value::to_string).unwrap_or_default(),
+                    })
+                    .collect()
+            },
+        },
+    )?;
     Ok(Prompt {
         last_user_text,
         trailing_tool_calls,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
 use crate::ordered_json::Json;
-use crate::prompt::{rough_tokens, split_chars, str_field};
+use crate::prompt::{blocks, read_turns, rough_tokens, split_chars, str_field, Turns};
 use crate::prompt::{Prompt, Reply, ToolCall};
 use crate::{jarr, jobj};
 
@@ -27,32 +27,26 @@ pub enum StreamFraming {
 /// of the last content. A content without `role` is the user's, as the API
 /// reads it.
 pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
-    let contents = body
-        .get("contents")
-        .and_then(Value::as_array)
-        .ok_or(RequestError::MissingField("contents"))?;
-    let last_user_text = contents
-        .iter()
-        .rev()
-        .find(|c| matches!(str_field(c, "role"), "user" | ""))
-        .map(user_text)
-        .unwrap_or_default();
-    let trailing_tool_calls = contents
-        .last()
-        .and_then(|c| c.get("parts"))
-        .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|part| part.get("functionCall"))
-                .map(|call| ToolCall {
-                    id: str_field(call, "id").to_owned(),
-                    name: str_field(call, "name").to_owned(),
-                    arguments: call.get("args").map(Value::to_string).unwrap_or_default(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let (last_user_text, trailing_tool_calls) = read_turns(
+        body,
+        &Turns {
+            list: "contents",
+            // A content without a role is the user's.
+            is_user: |c| matches!(str_field(c, "role"), "user" | ""),
+            user_text,
+            tool_calls: |c| {
+                blocks(c, "parts")
+                    .iter()
+                    .filter_map(|part| part.get("functionCall"))
+                    .map(|call| ToolCall {
+                        id: str_field(call, "id").to_owned(),
+                        name: str_field(call, "name").to_owned(),
+                        arguments: call.get("args").map(Value::to_string).unwrap_or_default(),
+                    })
+                    .collect()
+            },
+        },
+    )?;
     Ok(Prompt {
         last_user_text,
         trailing_tool_calls,

@@ -6,29 +6,24 @@ use serde_json::Value;
 
 use crate::exchange::{Exchange, RequestError};
 use crate::ordered_json::Json;
-use crate::prompt::{content_text, model_of, rough_tokens, split_chars, str_field};
+use crate::prompt::{
+    blocks, content_text, model_of, read_turns, rough_tokens, split_chars, str_field, Turns,
+};
 use crate::prompt::{Prompt, Reply, ToolCall};
 use crate::{jarr, jobj, sse};
 
 /// Reads the last user message (`content` as a string or `text` parts) and
 /// the tool calls of the last message (`tool_calls` on an assistant message).
 pub fn read_prompt(body: &Value) -> Result<Prompt, RequestError> {
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or(RequestError::MissingField("messages"))?;
-    let last_user_text = messages
-        .iter()
-        .rev()
-        .find(|m| str_field(m, "role") == "user")
-        .map(|m| content_text(m.get("content"), &["text"]))
-        .unwrap_or_default();
-    let trailing_tool_calls = messages
-        .last()
-        .and_then(|m| m.get("tool_calls"))
-        .and_then(Value::as_array)
-        .map(|calls| calls.iter().map(read_tool_call).collect())
-        .unwrap_or_default();
+    let (last_user_text, trailing_tool_calls) = read_turns(
+        body,
+        &Turns {
+            list: "messages",
+            is_user: |m| str_field(m, "role") == "user",
+            user_text: |m| content_text(m.get("content"), &["text"]),
+            tool_calls: |m| blocks(m, "tool_calls").iter().map(read_tool_call).collect(),
+        },
+    )?;
     Ok(Prompt {
         last_user_text,
         trailing_tool_calls,

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::exchange::RequestError;
+
 /// A tool call as the fake LLM echoes it: provider-neutral.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolCall {
@@ -105,6 +107,41 @@ pub fn content_text(content: Option<&Value>, types: &[&str]) -> String {
 }
 
 /// A field read as a string, or `""`.
+/// How a conversation API writes its turns, for [`read_turns`].
+pub struct Turns {
+    /// The member holding the turns (`messages`, `contents`).
+    pub list: &'static str,
+    /// Whether a turn is the user's.
+    pub is_user: fn(&Value) -> bool,
+    /// The user text of a turn.
+    pub user_text: fn(&Value) -> String,
+    /// The tool calls a turn carries.
+    pub tool_calls: fn(&Value) -> Vec<ToolCall>,
+}
+
+/// The text of the last user turn and the tool calls of the last turn.
+pub fn read_turns(body: &Value, turns: &Turns) -> Result<(String, Vec<ToolCall>), RequestError> {
+    let list = body
+        .get(turns.list)
+        .and_then(Value::as_array)
+        .ok_or(RequestError::MissingField(turns.list))?;
+    let last_user_text = list
+        .iter()
+        .rev()
+        .find(|turn| (turns.is_user)(turn))
+        .map(turns.user_text)
+        .unwrap_or_default();
+    let trailing_tool_calls = list.last().map(turns.tool_calls).unwrap_or_default();
+    Ok((last_user_text, trailing_tool_calls))
+}
+
+/// The blocks of array `key` of `turn`.
+pub fn blocks<'a>(turn: &'a Value, key: &str) -> &'a [Value] {
+    turn.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
 pub fn str_field<'a>(value: &'a Value, name: &str) -> &'a str {
     value.get(name).and_then(Value::as_str).unwrap_or("")
 }
