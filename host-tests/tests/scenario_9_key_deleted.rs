@@ -126,7 +126,12 @@ fn a_deleted_key_empties_every_worker_and_its_requests_are_refused() {
 
     // The name again, with a new token the gateway does not hold: the
     // gateway keeps refusing (its token stays a deleted key's), however long.
-    service.create_key("shop").unwrap();
+    let again = service
+        .admin_token_file()
+        .with_file_name("shop-again.token");
+    service
+        .cli(&["keys", "create", "shop", "--out", again.to_str().unwrap()])
+        .unwrap();
     host.advance(120_000).unwrap();
     gw.pump_feed();
     host.settle().unwrap();
