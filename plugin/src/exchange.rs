@@ -15,7 +15,7 @@
 use crate::config::FailureMode;
 use crate::config::RestoreScopeMode;
 use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
-use crate::metrics::Metric;
+use crate::metrics::{Metric, Stopwatch};
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
 use crate::worker::Worker;
@@ -91,6 +91,17 @@ pub struct Exchange {
     /// The entries this request's masking used: what its answer restores
     /// under `restoreScope: request`. Ids only; freed with the exchange.
     scope: RequestScope,
+    /// Time spent on this request's masking and restoring so far (µs), and
+    /// when its entries callout was sent: the duration histograms.
+    timing: Timing,
+}
+
+/// What the duration histograms of one exchange add up.
+#[derive(Default)]
+struct Timing {
+    mask_us: u64,
+    restore_us: u64,
+    callout: Stopwatch,
 }
 
 impl Exchange {
@@ -106,6 +117,7 @@ impl Exchange {
             entries_callouts: 0,
             body_size: 0,
             scope: RequestScope::default(),
+            timing: Timing::default(),
         }
     }
 
@@ -115,14 +127,7 @@ impl Exchange {
     }
 
     fn refuse(&mut self, host: &dyn Host, refusal: Refusal) -> Flow {
-        let metric = match refusal {
-            Refusal::BodyTooLarge
-            | Refusal::EncodedBody
-            | Refusal::BadBody
-            | Refusal::ValueInVerbatimField => Metric::RequestsRefused,
-            _ => Metric::FailReject,
-        };
-        self.worker.metrics.add(host, metric, 1);
+        self.worker.metrics.refused(host, refusal);
         host.log(
             Level::Info,
             &format!(
@@ -192,10 +197,12 @@ impl Exchange {
         redact_new: bool,
     ) -> Flow {
         let findings = self.worker.config.header_findings;
+        let watch = Stopwatch::start(host);
         let outcome = {
             let mut vault = self.worker.vault.borrow_mut();
             transport::mask_section(host, &mut vault, Section::Headers, findings, redact_new)
         };
+        self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
             Ok(SectionOutcome::Done {
                 values_masked,
@@ -206,7 +213,7 @@ impl Exchange {
                     .metrics
                     .add(host, Metric::ValuesMasked, values_masked);
                 self.request = if end_of_stream {
-                    self.worker.metrics.add(host, Metric::RequestsMasked, 1);
+                    self.count_masked(host);
                     RequestPhase::Forwarded
                 } else {
                     RequestPhase::Body
@@ -244,7 +251,7 @@ impl Exchange {
         if self.worker.config.failure_mode == FailureMode::Reject {
             return self.refuse(host, Refusal::EntriesUnavailable);
         }
-        self.worker.metrics.add(host, Metric::FailRedact, 1);
+        self.worker.metrics.add(host, Metric::RequestsRedacted, 1);
         self.mask_headers(host, end_of_stream, resuming, true)
     }
 
@@ -259,10 +266,12 @@ impl Exchange {
             | RequestPhase::Replied => return Flow::Pause,
         }
         let findings = self.worker.config.header_findings;
+        let watch = Stopwatch::start(host);
         let outcome = {
             let mut vault = self.worker.vault.borrow_mut();
             transport::mask_section(host, &mut vault, Section::Trailers, findings, true)
         };
+        self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
             Ok(SectionOutcome::Done {
                 values_masked,
@@ -319,11 +328,13 @@ impl Exchange {
     /// Masks `body`; forwards it, asks for entries, or fails by the mode.
     /// `resuming`: the request is paused and must be resumed to go on.
     fn mask_and_go(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
+        let watch = Stopwatch::start(host);
         let outcome = self.worker.vault.borrow_mut().mask(
             self.provider,
             &body,
             MaskOptions { redact_new: false },
         );
+        self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
             Ok(MaskOutcome::Masked {
                 body: masked,
@@ -361,8 +372,8 @@ impl Exchange {
                 return self.refuse(host, Refusal::EntriesUnavailable);
             }
         }
+        self.count_masked(host);
         let metrics = &self.worker.metrics;
-        metrics.add(host, Metric::RequestsMasked, 1);
         metrics.add(host, Metric::ValuesMasked, stats.values_masked);
         metrics.add(host, Metric::MemoHits, stats.memo_hits);
         self.request = RequestPhase::Forwarded;
@@ -370,6 +381,13 @@ impl Exchange {
             host.resume_request();
         }
         Flow::Continue
+    }
+
+    /// Counts a request that leaves masked, with the time its masking took.
+    fn count_masked(&self, host: &dyn Host) {
+        let metrics = &self.worker.metrics;
+        metrics.add(host, Metric::RequestsMasked, 1);
+        metrics.set(host, Metric::MaskDuration, self.timing.mask_us);
     }
 
     fn ask_entries(
@@ -398,7 +416,7 @@ impl Exchange {
         self.entries_callouts += 1;
         let metrics = &self.worker.metrics;
         metrics.add(host, Metric::NewValues, values.len());
-        metrics.add(host, Metric::Callouts, 1);
+        metrics.add(host, Metric::EntriesCallouts, 1);
         let request = EntriesRequest {
             version: WIRE_VERSION,
             values,
@@ -418,6 +436,7 @@ impl Exchange {
             body: Some(&payload),
             timeout: config.callout_timeout,
         };
+        self.timing.callout = Stopwatch::start(host);
         match host.dispatch(&callout) {
             Ok(token) => Some(token),
             Err(err) => {
@@ -425,7 +444,9 @@ impl Exchange {
                     Level::Warn,
                     &format!("latet: entries call not dispatched ({err:?})"),
                 );
-                self.worker.metrics.add(host, Metric::CalloutFailures, 1);
+                self.worker
+                    .metrics
+                    .add(host, Metric::EntriesCalloutFailures, 1);
                 None
             }
         }
@@ -448,6 +469,10 @@ impl Exchange {
                 return;
             }
         };
+        let waited = self.timing.callout.elapsed_us(host);
+        self.worker
+            .metrics
+            .set(host, Metric::EntriesCalloutDuration, waited);
         if is_key_deleted(answer.status, &answer.body) {
             // Before the poller publishes it: this worker drops the vault now.
             host.log(
@@ -481,7 +506,9 @@ impl Exchange {
             Ok(_) => true,
             Err(err) => {
                 host.log(Level::Warn, &format!("latet: entries not used: {err}"));
-                self.worker.metrics.add(host, Metric::CalloutFailures, 1);
+                self.worker
+                    .metrics
+                    .add(host, Metric::EntriesCalloutFailures, 1);
                 matches!(err, CoreError::StaleGeneration { .. })
             }
         };
@@ -506,11 +533,13 @@ impl Exchange {
         if self.worker.config.failure_mode == FailureMode::Reject {
             return self.refuse(host, Refusal::EntriesUnavailable);
         }
+        let watch = Stopwatch::start(host);
         let outcome = self.worker.vault.borrow_mut().mask(
             self.provider,
             &body,
             MaskOptions { redact_new: true },
         );
+        self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
             Ok(MaskOutcome::Masked {
                 body: masked,
@@ -518,7 +547,7 @@ impl Exchange {
                 used,
             }) => {
                 self.scope.extend(&used);
-                self.worker.metrics.add(host, Metric::FailRedact, 1);
+                self.worker.metrics.add(host, Metric::RequestsRedacted, 1);
                 self.forward(host, masked, size, &stats, resuming)
             }
             // Redacting never needs entries; refuse rather than forward.
@@ -586,7 +615,9 @@ impl Exchange {
                     return Flow::Pause;
                 }
                 let body = host.response_body(size).unwrap_or_default();
+                let watch = Stopwatch::start(host);
                 let (restored, stats) = restore_body(view, &body);
+                self.timing.restore_us += watch.elapsed_us(host);
                 if let Some(restored) = restored {
                     if host.set_response_body(size, &restored).is_err() {
                         host.log(Level::Error, "latet: restored answer could not be set");
@@ -602,10 +633,12 @@ impl Exchange {
                 };
                 let mut out = Vec::with_capacity(chunk.len() + 64);
                 let was_broken = restorer.error().is_some();
+                let watch = Stopwatch::start(host);
                 let mut stats = restorer.push(view, &chunk, &mut out);
                 if end_of_stream {
                     stats += restorer.finish(view, &mut out);
                 }
+                self.timing.restore_us += watch.elapsed_us(host);
                 if let (false, Some(err)) = (was_broken, restorer.error()) {
                     // Position and reason only: the error never holds content.
                     host.log(
@@ -621,6 +654,11 @@ impl Exchange {
         };
         drop(vault);
         count_restore(&worker, host, stats);
+        if end_of_stream {
+            worker
+                .metrics
+                .set(host, Metric::RestoreDuration, self.timing.restore_us);
+        }
         Flow::Continue
     }
 }

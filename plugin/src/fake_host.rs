@@ -16,6 +16,12 @@ pub struct FakeEnvoy {
     pub shared: RefCell<BTreeMap<String, (Vec<u8>, u32)>>,
     pub queues: RefCell<Vec<(String, VecDeque<Vec<u8>>)>>,
     pub metrics: RefCell<Vec<(String, MetricKind, i64)>>,
+    /// Every histogram sample recorded, with its metric's name, in order.
+    pub samples: RefCell<Vec<(String, u64)>>,
+    /// How far the monotonic clock moves at each read (µs; 0: it moves
+    /// only with `now_ms`), so that a duration is the reads in between.
+    pub clock_step_us: Cell<u64>,
+    clock_reads: Cell<u64>,
     pub next_token: Cell<u32>,
 }
 
@@ -115,6 +121,17 @@ impl FakeHost {
         self.callouts.borrow().last().cloned()
     }
 
+    /// The samples recorded to histogram `name`, in order.
+    pub fn samples(&self, name: &str) -> Vec<u64> {
+        self.envoy
+            .samples
+            .borrow()
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .collect()
+    }
+
     pub fn metric(&self, name: &str) -> i64 {
         self.envoy
             .metrics
@@ -152,6 +169,12 @@ fn find(headers: &[(String, String)], name: &str) -> Option<String> {
 impl Host for FakeHost {
     fn now_ms(&self) -> u64 {
         self.envoy.now_ms.get()
+    }
+
+    fn clock_us(&self) -> u64 {
+        let reads = self.envoy.clock_reads.get();
+        self.envoy.clock_reads.set(reads + 1);
+        self.envoy.now_ms.get() * 1000 + reads * self.envoy.clock_step_us.get()
     }
 
     fn log(&self, level: Level, message: &str) {
@@ -269,6 +292,9 @@ impl Host for FakeHost {
     fn metric_record(&self, id: u32, value: u64) {
         if let Some(m) = self.envoy.metrics.borrow_mut().get_mut(id as usize) {
             m.2 = value as i64;
+            if m.1 == MetricKind::Histogram {
+                self.envoy.samples.borrow_mut().push((m.0.clone(), value));
+            }
         }
     }
 

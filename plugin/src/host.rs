@@ -60,6 +60,8 @@ pub enum Flow {
 pub enum MetricKind {
     Counter,
     Gauge,
+    /// Integer samples; Envoy exports buckets, a sum and a count.
+    Histogram,
 }
 
 /// Calls the filter makes into the host. One value serves every context: in
@@ -67,6 +69,8 @@ pub enum MetricKind {
 pub trait Host {
     /// Milliseconds since the Unix epoch.
     fn now_ms(&self) -> u64;
+    /// Microseconds on a monotonic clock: for durations only.
+    fn clock_us(&self) -> u64;
     fn log(&self, level: Level, message: &str);
     /// A property (`["plugin_root_id"]`, …).
     fn property(&self, path: &[&str]) -> Option<Vec<u8>>;

@@ -1,27 +1,77 @@
 //! The filter's metrics: names as constants under one prefix, defined once
 //! per root context. A metric the host refused to define is a no-op.
+//!
+//! Names follow Prometheus conventions as Envoy exports them (measured in
+//! `docs/envoy-facts.md#metrics`): Envoy adds nothing to a wasm metric's
+//! name on `/stats/prometheus` (no prefix, no `_total`), so counters end in
+//! `_total` here. Histograms take integers, and Envoy does not scale a wasm
+//! histogram's values, so durations are recorded and named in
+//! microseconds. Refusals are counted per cause, one counter each
+//! (`latet_requests_refused_<cause>_total`), which Envoy's tag extraction
+//! ([`REFUSED_CAUSE_TAG_REGEX`]) exports as one counter with a `cause` label.
 
+use crate::host::MetricKind::{Counter, Gauge, Histogram};
 use crate::host::{Host, MetricKind};
+use crate::reply::Refusal;
 
-pub const REQUESTS_MASKED: &str = "latet_requests_masked";
-pub const VALUES_MASKED: &str = "latet_values_masked";
-pub const NEW_VALUES: &str = "latet_new_values";
-pub const MEMO_HITS: &str = "latet_memo_hits";
-pub const CALLOUTS: &str = "latet_callouts";
-pub const CALLOUT_FAILURES: &str = "latet_callout_failures";
-pub const FAIL_REJECT: &str = "latet_fail_reject";
-pub const FAIL_REDACT: &str = "latet_fail_redact";
-pub const REQUESTS_REFUSED: &str = "latet_requests_refused";
-pub const RESTORED: &str = "latet_restored";
-pub const RESTORE_DECLINED_RETIRED: &str = "latet_restore_declined_retired";
-pub const RESTORE_DECLINED_OUT_OF_SCOPE: &str = "latet_restore_declined_out_of_scope";
-pub const RESTORE_DECLINED_URL: &str = "latet_restore_declined_url";
-pub const RESTORE_STALE: &str = "latet_restore_stale";
-pub const FORGET_EVENTS_APPLIED: &str = "latet_forget_events_applied";
-pub const SNAPSHOT_LOADS: &str = "latet_snapshot_loads";
+pub const REQUESTS_MASKED: &str = "latet_requests_masked_total";
+pub const VALUES_MASKED: &str = "latet_values_masked_total";
+pub const NEW_VALUES: &str = "latet_new_values_total";
+pub const MEMO_HITS: &str = "latet_memo_hits_total";
+pub const ENTRIES_CALLOUTS: &str = "latet_entries_callouts_total";
+pub const ENTRIES_CALLOUT_FAILURES: &str = "latet_entries_callout_failures_total";
+pub const REQUESTS_REDACTED: &str = "latet_requests_redacted_total";
+pub const RESTORED: &str = "latet_surrogates_restored_total";
+pub const RESTORE_DECLINED_RETIRED: &str = "latet_restore_declined_retired_total";
+pub const RESTORE_DECLINED_OUT_OF_SCOPE: &str = "latet_restore_declined_out_of_scope_total";
+pub const RESTORE_DECLINED_URL: &str = "latet_restore_declined_url_total";
+pub const RESTORE_STALE: &str = "latet_restore_stale_total";
+pub const FORGET_EVENTS_APPLIED: &str = "latet_forget_events_applied_total";
+pub const SNAPSHOT_LOADS: &str = "latet_snapshot_loads_total";
 pub const FEED_POSITION: &str = "latet_feed_position";
-pub const FEED_AGE_MS: &str = "latet_feed_age_ms";
-pub const FEED_ERRORS: &str = "latet_feed_errors";
+pub const FEED_AGE_SECONDS: &str = "latet_feed_age_seconds";
+pub const FEED_ERRORS: &str = "latet_feed_errors_total";
+pub const MASK_DURATION: &str = "latet_mask_duration_microseconds";
+pub const RESTORE_DURATION: &str = "latet_restore_duration_microseconds";
+pub const ENTRIES_CALLOUT_DURATION: &str = "latet_entries_callout_duration_microseconds";
+pub const CATCH_UP_DURATION: &str = "latet_catch_up_duration_microseconds";
+
+/// The refusal counter as Envoy exports it with [`REFUSED_CAUSE_TAG_REGEX`]
+/// (`cause` label); the filter defines one counter per cause
+/// ([`refused_name`]).
+pub const REQUESTS_REFUSED: &str = "latet_requests_refused_total";
+
+/// The `stats_config.stats_tags` regex that turns
+/// `latet_requests_refused_<cause>_total` into `latet_requests_refused_total`
+/// with `cause="<cause>"` (Envoy removes the first group from the name; the
+/// second is the label's value). Every Envoy config in the repository has it.
+pub const REFUSED_CAUSE_TAG_REGEX: &str = r"^wasmcustom\.latet_requests_refused(_(\w+?))_total$";
+
+/// Every refusal the filter counts, one line per cause: a new [`Refusal`]
+/// gets its counter by being listed here (a test fails until it is).
+pub const REFUSALS: [Refusal; 10] = [
+    Refusal::BodyTooLarge,
+    Refusal::EncodedBody,
+    Refusal::VaultNotReady,
+    Refusal::VaultBehind,
+    Refusal::EntriesUnavailable,
+    Refusal::BadBody,
+    Refusal::ValueInVerbatimField,
+    Refusal::ValueInHeader,
+    Refusal::BadHeaders,
+    Refusal::KeyDeleted,
+];
+
+/// A refusal's `cause` label: its error type without the `latet_` prefix.
+pub fn cause(refusal: Refusal) -> &'static str {
+    let error_type = refusal.error_type();
+    error_type.strip_prefix("latet_").unwrap_or(error_type)
+}
+
+/// The name the filter defines for one cause's refusal counter.
+pub fn refused_name(refusal: Refusal) -> String {
+    format!("latet_requests_refused_{}_total", cause(refusal))
+}
 
 /// One metric of the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,11 +80,9 @@ pub enum Metric {
     ValuesMasked,
     NewValues,
     MemoHits,
-    Callouts,
-    CalloutFailures,
-    FailReject,
-    FailRedact,
-    RequestsRefused,
+    EntriesCallouts,
+    EntriesCalloutFailures,
+    RequestsRedacted,
     Restored,
     RestoreDeclinedRetired,
     RestoreDeclinedOutOfScope,
@@ -43,61 +91,66 @@ pub enum Metric {
     ForgetEventsApplied,
     SnapshotLoads,
     FeedPosition,
-    FeedAgeMs,
+    FeedAgeSeconds,
     FeedErrors,
+    /// Microseconds spent masking one forwarded request (headers, body,
+    /// trailers; not the catch-up nor the wait for entries).
+    MaskDuration,
+    /// Microseconds spent restoring one answer (every chunk of a stream).
+    RestoreDuration,
+    /// Microseconds from an entries callout's dispatch to its answer.
+    EntriesCalloutDuration,
+    /// Microseconds of a worker's catch-up that read what was published.
+    CatchUpDuration,
 }
 
 /// Every metric, its name and kind, in definition order.
-pub const ALL: [(Metric, &str, MetricKind); 19] = [
-    (Metric::RequestsMasked, REQUESTS_MASKED, MetricKind::Counter),
-    (Metric::ValuesMasked, VALUES_MASKED, MetricKind::Counter),
-    (Metric::NewValues, NEW_VALUES, MetricKind::Counter),
-    (Metric::MemoHits, MEMO_HITS, MetricKind::Counter),
-    (Metric::Callouts, CALLOUTS, MetricKind::Counter),
+pub const ALL: [(Metric, &str, MetricKind); 21] = [
+    (Metric::RequestsMasked, REQUESTS_MASKED, Counter),
+    (Metric::ValuesMasked, VALUES_MASKED, Counter),
+    (Metric::NewValues, NEW_VALUES, Counter),
+    (Metric::MemoHits, MEMO_HITS, Counter),
+    (Metric::EntriesCallouts, ENTRIES_CALLOUTS, Counter),
     (
-        Metric::CalloutFailures,
-        CALLOUT_FAILURES,
-        MetricKind::Counter,
+        Metric::EntriesCalloutFailures,
+        ENTRIES_CALLOUT_FAILURES,
+        Counter,
     ),
-    (Metric::FailReject, FAIL_REJECT, MetricKind::Counter),
-    (Metric::FailRedact, FAIL_REDACT, MetricKind::Counter),
-    (
-        Metric::RequestsRefused,
-        REQUESTS_REFUSED,
-        MetricKind::Counter,
-    ),
-    (Metric::Restored, RESTORED, MetricKind::Counter),
+    (Metric::RequestsRedacted, REQUESTS_REDACTED, Counter),
+    (Metric::Restored, RESTORED, Counter),
     (
         Metric::RestoreDeclinedRetired,
         RESTORE_DECLINED_RETIRED,
-        MetricKind::Counter,
+        Counter,
     ),
     (
         Metric::RestoreDeclinedOutOfScope,
         RESTORE_DECLINED_OUT_OF_SCOPE,
-        MetricKind::Counter,
+        Counter,
     ),
+    (Metric::RestoreDeclinedUrl, RESTORE_DECLINED_URL, Counter),
+    (Metric::RestoreStale, RESTORE_STALE, Counter),
+    (Metric::ForgetEventsApplied, FORGET_EVENTS_APPLIED, Counter),
+    (Metric::SnapshotLoads, SNAPSHOT_LOADS, Counter),
+    (Metric::FeedPosition, FEED_POSITION, Gauge),
+    (Metric::FeedAgeSeconds, FEED_AGE_SECONDS, Gauge),
+    (Metric::FeedErrors, FEED_ERRORS, Counter),
+    (Metric::MaskDuration, MASK_DURATION, Histogram),
+    (Metric::RestoreDuration, RESTORE_DURATION, Histogram),
     (
-        Metric::RestoreDeclinedUrl,
-        RESTORE_DECLINED_URL,
-        MetricKind::Counter,
+        Metric::EntriesCalloutDuration,
+        ENTRIES_CALLOUT_DURATION,
+        Histogram,
     ),
-    (Metric::RestoreStale, RESTORE_STALE, MetricKind::Counter),
-    (
-        Metric::ForgetEventsApplied,
-        FORGET_EVENTS_APPLIED,
-        MetricKind::Counter,
-    ),
-    (Metric::SnapshotLoads, SNAPSHOT_LOADS, MetricKind::Counter),
-    (Metric::FeedPosition, FEED_POSITION, MetricKind::Gauge),
-    (Metric::FeedAgeMs, FEED_AGE_MS, MetricKind::Gauge),
-    (Metric::FeedErrors, FEED_ERRORS, MetricKind::Counter),
+    (Metric::CatchUpDuration, CATCH_UP_DURATION, Histogram),
 ];
 
 /// The ids the host gave the metrics of one root context.
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
     ids: Vec<Option<u32>>,
+    /// The refusal counters, in [`REFUSALS`] order.
+    refused: Vec<Option<u32>>,
 }
 
 impl Metrics {
@@ -107,6 +160,10 @@ impl Metrics {
             ids: ALL
                 .iter()
                 .map(|(_, name, kind)| host.metric_define(*kind, name).ok())
+                .collect(),
+            refused: REFUSALS
+                .iter()
+                .map(|refusal| host.metric_define(Counter, &refused_name(*refusal)).ok())
                 .collect(),
         }
     }
@@ -127,22 +184,44 @@ impl Metrics {
         }
     }
 
-    /// Sets a gauge.
+    /// Sets a gauge, or records a histogram's sample.
     pub fn set(&self, host: &dyn Host, metric: Metric, value: u64) {
         if let Some(id) = self.id(metric) {
             host.metric_record(id, value);
         }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn all_lists_the_metrics_in_enum_order() {
-        for (i, (metric, _, _)) in ALL.iter().enumerate() {
-            assert_eq!(*metric as usize, i);
+    /// Counts a refused request under its cause.
+    pub fn refused(&self, host: &dyn Host, refusal: Refusal) {
+        let id = REFUSALS
+            .iter()
+            .position(|listed| *listed == refusal)
+            .and_then(|i| self.refused.get(i).copied().flatten());
+        if let Some(id) = id {
+            host.metric_increment(id, 1);
         }
     }
 }
+
+/// A start time on the host's monotonic clock, for a duration histogram.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stopwatch {
+    started_us: u64,
+}
+
+impl Stopwatch {
+    pub fn start(host: &dyn Host) -> Self {
+        Stopwatch {
+            started_us: host.clock_us(),
+        }
+    }
+
+    /// Microseconds since [`Stopwatch::start`].
+    pub fn elapsed_us(self, host: &dyn Host) -> u64 {
+        host.clock_us().saturating_sub(self.started_us)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;

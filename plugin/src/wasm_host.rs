@@ -5,7 +5,11 @@
 use crate::host::{Callout, CalloutAnswer, Host, HostError, Level, MetricKind};
 use proxy_wasm::hostcalls;
 use proxy_wasm::types::{BufferType, LogLevel, MapType, MetricType, Status};
-use std::time::{Duration, UNIX_EPOCH};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// Where [`Host::clock_us`] counts from: its first read in this VM.
+static CLOCK_ORIGIN: OnceLock<Instant> = OnceLock::new();
 
 /// The host of the running VM (a unit: the host knows the current context).
 #[derive(Clone, Copy, Debug, Default)]
@@ -68,6 +72,13 @@ impl Host for WasmHost {
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    fn clock_us(&self) -> u64 {
+        // WASI's monotonic clock (Envoy gives it nanosecond resolution; the
+        // proxy-wasm clock is the wall clock, in microseconds).
+        let started = *CLOCK_ORIGIN.get_or_init(Instant::now);
+        u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX)
     }
 
     fn log(&self, level: Level, message: &str) {
@@ -140,6 +151,7 @@ impl Host for WasmHost {
         let kind = match kind {
             MetricKind::Counter => MetricType::Counter,
             MetricKind::Gauge => MetricType::Gauge,
+            MetricKind::Histogram => MetricType::Histogram,
         };
         hostcalls::define_metric(kind, name).map_err(host_error)
     }

@@ -3,7 +3,7 @@
 
 use crate::config::FilterConfig;
 use crate::host::Host;
-use crate::metrics::{Metric, Metrics};
+use crate::metrics::{Metric, Metrics, Stopwatch};
 use crate::shared::STATE_KEY;
 use crate::vault::{CatchUp, WorkerVault};
 use std::cell::RefCell;
@@ -32,7 +32,8 @@ impl Worker {
         }
     }
 
-    /// Applies what this worker missed (forgets included) and counts it.
+    /// Applies what this worker missed (forgets included), counts it and
+    /// times it.
     ///
     /// Every request calls this before it touches a body, so its usual case
     /// is cheap: one read of the small state record, compared with the one
@@ -50,7 +51,13 @@ impl Worker {
                 ..CatchUp::default()
             };
         }
+        let watch = Stopwatch::start(host);
         let done = self.vault.borrow_mut().catch_up(host);
+        if !state.is_empty() {
+            // Timed only when something published had moved.
+            let spent = watch.elapsed_us(host);
+            self.metrics.set(host, Metric::CatchUpDuration, spent);
+        }
         // The vault read the record again, at or after `state`: current at
         // that read means current at `state` (positions only move forward).
         *self.current_at_state.borrow_mut() = if done.current { state } else { Vec::new() };
@@ -66,7 +73,7 @@ impl Worker {
     /// it costs a clock read and a host call).
     pub fn record_feed_age(&self, host: &dyn Host) {
         if let Some(age) = self.feed_age_ms(host) {
-            self.metrics.set(host, Metric::FeedAgeMs, age);
+            self.metrics.set(host, Metric::FeedAgeSeconds, age / 1000);
         }
     }
 

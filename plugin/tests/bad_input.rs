@@ -51,6 +51,9 @@ impl Host for TestHost {
     fn now_ms(&self) -> u64 {
         self.now_ms.get()
     }
+    fn clock_us(&self) -> u64 {
+        self.now_ms.get() * 1000
+    }
     fn log(&self, _level: Level, message: &str) {
         self.logs.borrow_mut().push(message.to_string());
     }

