@@ -257,7 +257,7 @@ def cmd_forget(args):
     gateway = read_token(args.gateway_token)
     forget_token = read_token(args.forget_token)
     control = args.control.rstrip("/")
-    counter = "latet_forget_events_applied"
+    counter = "latet_forget_events_applied_total"
     indexes = [i for i in range(args.first_index, args.first_index + 3 * args.n * 2) if i % 3 == 0][: args.n]
     values = [value_of(i)[1] for i in indexes]
     entries = post_json(control + "/_latet/gateway/v1/entries", gateway,
@@ -577,7 +577,7 @@ def render_md(doc, notes_path):
         w("## Forget propagation\n")
         w(f"{f['forgets']} forgets of one name each, one at a time, on the largest vault. The clock starts when "
           "the apps API's forget call has answered; it stops when Envoy's `/stats` shows "
-          f"`wasmcustom.latet_forget_events_applied` moved by {f['counter_step']} (the step one forget makes once it "
+          f"`wasmcustom.latet_forget_events_applied_total` moved by {f['counter_step']} (the step one forget makes once it "
           "has settled, measured on the first forget, which is not timed: one per VM that applies it). "
           f"Then {f['verify_requests'] // max(f['forgets_timed'] + f['timeouts'], 1)} requests on fresh connections "
           "(spread over the workers) ask for the old surrogate to be echoed back.\n")

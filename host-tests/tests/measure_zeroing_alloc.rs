@@ -93,7 +93,7 @@ fn run(wasm: &Path) -> (Duration, Duration, usize, usize) {
     }
     times.sort();
     assert_eq!(
-        gw.host.metric("latet_values_masked"),
+        gw.host.metric("latet_values_masked_total"),
         Some(i64::from(ITERATIONS) * 40),
         "{}",
         gw.host.dump()

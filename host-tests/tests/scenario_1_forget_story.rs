@@ -14,8 +14,8 @@ use host_tests::gateway::{
 };
 
 const VALUE: &str = "mario.rossi@acme.it";
-const APPLIED: &str = "latet_forget_events_applied";
-const DECLINED: &str = "latet_restore_declined_retired";
+const APPLIED: &str = "latet_forget_events_applied_total";
+const DECLINED: &str = "latet_restore_declined_retired_total";
 
 fn surrogate_now(service: &ControlService, token: &str) -> Option<String> {
     let snapshot = service.call("GET", SNAPSHOT_PATH, Some(token), None);

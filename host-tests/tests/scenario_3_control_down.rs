@@ -52,7 +52,7 @@ fn down_at_start_then_back_then_down_while_serving() {
             s.finish().unwrap();
         }
         assert!(
-            gw.host.metric("latet_feed_errors").unwrap_or(0) >= 1,
+            gw.host.metric("latet_feed_errors_total").unwrap_or(0) >= 1,
             "{}",
             d()
         );
@@ -100,7 +100,7 @@ fn down_at_start_then_back_then_down_while_serving() {
                 assert!(!contains(&upstream, KNOWN.as_bytes()), "{}", d());
                 assert!(contains(&upstream, b"[EMAIL]"), "{}", d());
                 assert!(
-                    host.metric("latet_fail_redact").unwrap_or(0) >= 1,
+                    host.metric("latet_requests_redacted_total").unwrap_or(0) >= 1,
                     "{}",
                     d()
                 );

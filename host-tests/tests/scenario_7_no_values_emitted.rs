@@ -182,15 +182,17 @@ fn no_emitted_string_carries_a_value() {
     assert!(leaks.is_empty(), "{}\n{}", leaks.join("\n"), d());
     // The run went where it was meant to.
     for metric in [
-        "latet_callouts",
-        "latet_memo_hits",
-        "latet_restored",
-        "latet_restore_declined_retired",
-        "latet_requests_refused",
-        "latet_fail_reject",
-        "latet_fail_redact",
-        "latet_restore_stale",
-        "latet_forget_events_applied",
+        "latet_entries_callouts_total",
+        "latet_memo_hits_total",
+        "latet_surrogates_restored_total",
+        "latet_restore_declined_retired_total",
+        "latet_requests_refused_bad_body_total",
+        "latet_requests_refused_body_too_large_total",
+        "latet_requests_refused_encoded_body_total",
+        "latet_requests_refused_entries_unavailable_total",
+        "latet_requests_redacted_total",
+        "latet_restore_stale_total",
+        "latet_forget_events_applied_total",
     ] {
         assert!(host.metric(metric).unwrap_or(0) > 0, "{metric}\n{}", d());
     }

@@ -55,8 +55,8 @@ for _ in 1 2 3 4 5 6; do   # several requests: both workers
 done
 check "after the forget no worker restores the old surrogate" '[[ $restored == 0 ]]'
 curl -s "http://127.0.0.1:$admin/stats" > "$work/stats"
-check "metrics appear as wasmcustom" 'grep -q "wasmcustom.latet_values_masked" "$work/stats"'
-check "forget applied on the workers" 'grep -E "wasmcustom.latet_forget_events_applied: [1-9]" "$work/stats" >/dev/null'
+check "metrics appear as wasmcustom" 'grep -q "wasmcustom.latet_values_masked_total" "$work/stats"'
+check "forget applied on the workers" 'grep -E "wasmcustom.latet_forget_events_applied_total: [1-9]" "$work/stats" >/dev/null'
 check "no value in Envoy's log" '! grep -E "Mario|anna.verdi|smoke-token" "$work/envoy.log"'
 grep -E "wasmcustom.latet_" "$work/stats" | sed 's/^/  /'
 if [[ "${LATET_SMOKE_MEASURE:-}" == 1 ]]; then

@@ -294,7 +294,7 @@ async fn a_surrogate_sent_as_written_does_not_come_back_as_its_value() {
     let declined: f64 = stats
         .text()
         .lines()
-        .filter(|line| line.contains("latet_restore_declined_out_of_scope"))
+        .filter(|line| line.contains("latet_restore_declined_out_of_scope_total"))
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
@@ -514,11 +514,11 @@ async fn metrics_are_on_prometheus() {
     assert_eq!(stats.status, 200);
     let text = stats.text();
     for metric in [
-        "latet_requests_masked",
-        "latet_values_masked",
-        "latet_restored",
-        "latet_restore_declined_out_of_scope",
-        "latet_restore_declined_url",
+        "latet_requests_masked_total",
+        "latet_values_masked_total",
+        "latet_surrogates_restored_total",
+        "latet_restore_declined_out_of_scope_total",
+        "latet_restore_declined_url_total",
     ] {
         assert!(
             text.contains(metric),
