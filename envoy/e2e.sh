@@ -3,8 +3,9 @@
 # fresh state directory, runs the gateway tests
 # (envoy/fake-llm/tests/gateway_e2e.rs, ignored by a plain `cargo test`),
 # then the providers' official Python SDKs against the gateway
-# (envoy/sdk-tests/, in the venv scripts/setup.sh makes), checks that no
-# test value reached a log, and stops everything.
+# (envoy/sdk-tests/, in the venv scripts/setup.sh makes), checks that every
+# metric the Grafana dashboard (envoy/grafana/) queries is exported, checks
+# that no test value reached a log, and stops everything.
 #
 # usage: envoy/e2e.sh   (LATET_E2E_KEEP=1 keeps the state directory)
 set -euo pipefail
@@ -82,6 +83,9 @@ else
   latet_log "FAIL: no SDK venv at envoy/sdk-tests/.venv: run scripts/setup.sh"
   status=1
 fi
+
+# The Grafana dashboard queries only metrics this running Envoy exports.
+python3 "$LATET_ENVOY_DIR/grafana/check-dashboard.py" "$LATET_E2E_ADMIN" || status=$?
 
 # Every test value holds "e2e-acme" (its company domain is a value too).
 if grep -rl "e2e-acme" "$state/logs" >&2; then
