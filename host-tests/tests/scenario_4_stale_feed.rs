@@ -83,7 +83,11 @@ fn a_stale_feed_leaves_surrogates_and_says_so_until_it_is_back() {
     );
     // Whole seconds: more than STALENESS_MS is at least its seconds.
     let age = host.metric("latet_feed_age_seconds").unwrap_or(0);
-    assert!(age >= (STALENESS_MS / 1000) as i64, "feed age {age}\n{}", d());
+    assert!(
+        age >= (STALENESS_MS / 1000) as i64,
+        "feed age {age}\n{}",
+        d()
+    );
     s.finish().unwrap();
 
     // Streamed answers too.

@@ -108,7 +108,11 @@ fn after_a_forget_no_vm_memory_holds_the_value_or_its_old_surrogate() {
     let s = gw.chat(gw.worker(1), &request).unwrap();
     assert!(s.request_complete(), "{}", d());
     s.finish().unwrap();
-    assert!(host.metric("latet_memo_hits_total").unwrap_or(0) > 0, "{}", d());
+    assert!(
+        host.metric("latet_memo_hits_total").unwrap_or(0) > 0,
+        "{}",
+        d()
+    );
 
     // A worker that starts now rebuilds from the shared snapshot and events
     // (the added event carries the values).
@@ -158,13 +162,16 @@ fn after_a_forget_no_vm_memory_holds_the_value_or_its_old_surrogate() {
         );
     }
     assert!(
-        host.metric("latet_restore_declined_retired_total").unwrap_or(0) > 0,
+        host.metric("latet_restore_declined_retired_total")
+            .unwrap_or(0)
+            > 0,
         "the held surrogate is declined\n{}",
         d()
     );
     in_flight.finish().unwrap();
     assert_eq!(
-        host.metric("latet_forget_events_applied_total").unwrap_or(0),
+        host.metric("latet_forget_events_applied_total")
+            .unwrap_or(0),
         3,
         "three workers applied the forget\n{}",
         d()

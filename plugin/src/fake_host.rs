@@ -18,7 +18,7 @@ pub struct FakeEnvoy {
     pub metrics: RefCell<Vec<(String, MetricKind, i64)>>,
     /// Every histogram sample recorded, with its metric's name, in order.
     pub samples: RefCell<Vec<(String, u64)>>,
-    /// How far the monotonic clock moves at each read (µs; 0: it moves
+    /// How far the duration clock moves at each read (µs; 0: it moves
     /// only with `now_ms`), so that a duration is the reads in between.
     pub clock_step_us: Cell<u64>,
     clock_reads: Cell<u64>,

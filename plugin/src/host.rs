@@ -69,7 +69,7 @@ pub enum MetricKind {
 pub trait Host {
     /// Milliseconds since the Unix epoch.
     fn now_ms(&self) -> u64;
-    /// Microseconds on a monotonic clock: for durations only.
+    /// Microseconds, for durations only (differences of two reads).
     fn clock_us(&self) -> u64;
     fn log(&self, level: Level, message: &str);
     /// A property (`["plugin_root_id"]`, …).

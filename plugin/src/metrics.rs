@@ -47,8 +47,9 @@ pub const REQUESTS_REFUSED: &str = "latet_requests_refused_total";
 /// second is the label's value). Every Envoy config in the repository has it.
 pub const REFUSED_CAUSE_TAG_REGEX: &str = r"^wasmcustom\.latet_requests_refused(_(\w+?))_total$";
 
-/// Every refusal the filter counts, one line per cause: a new [`Refusal`]
-/// gets its counter by being listed here (a test fails until it is).
+/// Every refusal the filter counts, one line per cause, in the enum's order:
+/// a new [`Refusal`] gets its counter by being listed here (a test fails
+/// until it is).
 pub const REFUSALS: [Refusal; 10] = [
     Refusal::BodyTooLarge,
     Refusal::EncodedBody,
@@ -62,15 +63,18 @@ pub const REFUSALS: [Refusal; 10] = [
     Refusal::KeyDeleted,
 ];
 
-/// A refusal's `cause` label: its error type without the `latet_` prefix.
+/// A refusal's `cause` label: its error type without the `latet_` prefix
+/// (every error type has it: a test checks).
 pub fn cause(refusal: Refusal) -> &'static str {
     let error_type = refusal.error_type();
-    error_type.strip_prefix("latet_").unwrap_or(error_type)
+    error_type.get("latet_".len()..).unwrap_or(error_type)
 }
+
+const REFUSED_PREFIX: &str = "latet_requests_refused_";
 
 /// The name the filter defines for one cause's refusal counter.
 pub fn refused_name(refusal: Refusal) -> String {
-    format!("latet_requests_refused_{}_total", cause(refusal))
+    format!("{REFUSED_PREFIX}{}_total", cause(refusal))
 }
 
 /// One metric of the list.
@@ -145,27 +149,39 @@ pub const ALL: [(Metric, &str, MetricKind); 21] = [
     (Metric::CatchUpDuration, CATCH_UP_DURATION, Histogram),
 ];
 
-/// The ids the host gave the metrics of one root context.
-#[derive(Clone, Debug, Default)]
+/// How many metrics the filter defines: [`ALL`] and a counter per refusal.
+const DEFINED: usize = ALL.len() + REFUSALS.len();
+
+/// The ids the host gave the metrics of one root context: [`ALL`]'s, then
+/// the refusal counters in [`REFUSALS`] order.
+#[derive(Clone, Debug)]
 pub struct Metrics {
-    ids: Vec<Option<u32>>,
-    /// The refusal counters, in [`REFUSALS`] order.
-    refused: Vec<Option<u32>>,
+    ids: [Option<u32>; DEFINED],
+}
+
+impl Default for Metrics {
+    /// No metric defined: every update is a no-op.
+    fn default() -> Self {
+        Metrics {
+            ids: [None; DEFINED],
+        }
+    }
 }
 
 impl Metrics {
     /// Defines every metric (once per root context).
     pub fn define(host: &dyn Host) -> Self {
-        Metrics {
-            ids: ALL
-                .iter()
-                .map(|(_, name, kind)| host.metric_define(*kind, name).ok())
-                .collect(),
-            refused: REFUSALS
-                .iter()
-                .map(|refusal| host.metric_define(Counter, &refused_name(*refusal)).ok())
-                .collect(),
+        // An array and plain loops: iterator chains and a growing Vec cost
+        // bytes of module, which is at its size limit.
+        let mut metrics = Metrics::default();
+        for (i, (_, name, kind)) in ALL.iter().enumerate() {
+            metrics.ids[i] = host.metric_define(*kind, name).ok();
         }
+        for (i, refusal) in REFUSALS.iter().enumerate() {
+            let name = refused_name(*refusal);
+            metrics.ids[ALL.len() + i] = host.metric_define(Counter, &name).ok();
+        }
+        metrics
     }
 
     /// `ALL` lists the metrics in the enum's order (a test checks it), so
@@ -191,19 +207,21 @@ impl Metrics {
         }
     }
 
-    /// Counts a refused request under its cause.
+    /// Counts a refused request under its cause (`REFUSALS` is in the
+    /// enum's order, a test checks it: the discriminant is the index).
     pub fn refused(&self, host: &dyn Host, refusal: Refusal) {
-        let id = REFUSALS
-            .iter()
-            .position(|listed| *listed == refusal)
-            .and_then(|i| self.refused.get(i).copied().flatten());
+        let id = self
+            .ids
+            .get(ALL.len() + refusal as usize)
+            .copied()
+            .flatten();
         if let Some(id) = id {
             host.metric_increment(id, 1);
         }
     }
 }
 
-/// A start time on the host's monotonic clock, for a duration histogram.
+/// A start time on the host's clock, for a duration histogram.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stopwatch {
     started_us: u64,

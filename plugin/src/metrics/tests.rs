@@ -64,7 +64,13 @@ fn every_refusal_has_its_counter() {
             "Refusal::{name} is not in metrics::REFUSALS: add it there (one line)"
         );
     }
-    assert_eq!(listed.len(), declared.len(), "REFUSALS lists one twice");
+    assert_eq!(
+        listed, declared,
+        "metrics::REFUSALS lists the refusals in the enum's order"
+    );
+    for (i, refusal) in REFUSALS.iter().enumerate() {
+        assert_eq!(*refusal as usize, i);
+    }
 }
 
 #[test]
@@ -77,6 +83,7 @@ fn refusal_counters_are_named_for_the_tag_regex() {
     );
     let mut causes = BTreeSet::new();
     for refusal in REFUSALS {
+        assert!(refusal.error_type().starts_with("latet_"), "{refusal:?}");
         let cause = cause(refusal);
         assert!(
             !cause.is_empty() && cause.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
