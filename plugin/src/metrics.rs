@@ -156,14 +156,15 @@ const DEFINED: usize = ALL.len() + REFUSALS.len();
 /// the refusal counters in [`REFUSALS`] order.
 #[derive(Clone, Debug)]
 pub struct Metrics {
-    ids: [Option<u32>; DEFINED],
+    /// Boxed: the roots that hold it stay small.
+    ids: Box<[Option<u32>; DEFINED]>,
 }
 
 impl Default for Metrics {
     /// No metric defined: every update is a no-op.
     fn default() -> Self {
         Metrics {
-            ids: [None; DEFINED],
+            ids: Box::new([None; DEFINED]),
         }
     }
 }
