@@ -50,7 +50,7 @@ pub const REFUSED_CAUSE_TAG_REGEX: &str = r"^wasmcustom\.latet_requests_refused(
 /// Every refusal the filter counts, one line per cause, in the enum's order:
 /// a new [`Refusal`] gets its counter by being listed here (a test fails
 /// until it is).
-pub const REFUSALS: [Refusal; 10] = [
+pub const REFUSALS: &[Refusal] = &[
     Refusal::BodyTooLarge,
     Refusal::EncodedBody,
     Refusal::VaultNotReady,

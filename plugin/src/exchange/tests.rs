@@ -134,7 +134,7 @@ fn refusals_answer_json_and_forward_nothing() {
         assert_eq!(*host.request_body.borrow(), body, "body untouched");
         assert!(ex.replied());
         // Counted under its cause, and under no other.
-        for listed in metrics::REFUSALS {
+        for &listed in metrics::REFUSALS {
             let expected = i64::from(listed.error_type() == error_type);
             let name = metrics::refused_name(listed);
             assert_eq!(host.metric(&name), expected, "{error_type}: {name}");

@@ -82,7 +82,7 @@ fn refusal_counters_are_named_for_the_tag_regex() {
         r"^wasmcustom\.latet_requests_refused(_(\w+?))_total$"
     );
     let mut causes = BTreeSet::new();
-    for refusal in REFUSALS {
+    for &refusal in REFUSALS {
         assert!(refusal.error_type().starts_with("latet_"), "{refusal:?}");
         let cause = cause(refusal);
         assert!(
