@@ -22,8 +22,9 @@ use latet_core::Kind;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-/// Most values one forget or entries call may carry (F3).
-pub const MAX_VALUES_PER_CALL: usize = 1_000;
+/// Most values one forget or entries call may carry (F3): the wire's, which
+/// the gateway splits its entries calls by.
+pub const MAX_VALUES_PER_CALL: usize = latet_core::wire::MAX_VALUES_PER_CALL;
 /// Most events one feed answer carries.
 pub const MAX_EVENTS_PER_ANSWER: u64 = 1_000;
 /// Longest value accepted (bytes).

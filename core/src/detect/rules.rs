@@ -50,6 +50,54 @@ impl fmt::Debug for RuleSet {
     }
 }
 
+/// Compiles an operator's pattern; the error names the reason and the
+/// character position where the pattern goes wrong, never its text.
+fn compile_rule_regex(pattern: &str) -> Result<regex_lite::Regex, String> {
+    let compile = |p: &str| {
+        regex_lite::RegexBuilder::new(p)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+    };
+    let err = match compile(pattern) {
+        Ok(compiled) => return Ok(compiled),
+        Err(err) => err,
+    };
+    // regex-lite's messages are fixed texts that never quote the pattern.
+    let reason = err.to_string();
+    if reason.contains("size limit") {
+        return Err("field regex: compiles too big (over 1 MiB)".to_string());
+    }
+    match error_position(pattern, &reason, compile) {
+        Some(at) => Err(format!("field regex: {reason} at character {at}")),
+        None => Err(format!("field regex: {reason}")),
+    }
+}
+
+/// Where a pattern goes wrong: regex-lite reports no position, so this is
+/// the shortest prefix that fails with the same reason (the character that
+/// ends it, counted from 1). Patterns are compiled once, at configuration,
+/// and this runs only on a bad one; a long one gets no position.
+fn error_position<E: std::fmt::Display>(
+    pattern: &str,
+    reason: &str,
+    compile: impl Fn(&str) -> Result<regex_lite::Regex, E>,
+) -> Option<usize> {
+    const MAX_SEARCHED: usize = 512;
+    if pattern.chars().count() > MAX_SEARCHED {
+        return None;
+    }
+    let ends = pattern
+        .char_indices()
+        .map(|(at, c)| at + c.len_utf8())
+        .enumerate();
+    for (index, end) in ends {
+        if compile(&pattern[..end]).is_err_and(|e| e.to_string() == reason) {
+            return Some(index + 1);
+        }
+    }
+    None
+}
+
 impl RuleSet {
     /// Compiles `rules`; a bad rule is named by its index and field.
     pub(super) fn new(rules: &[RuleConfig]) -> Result<Self, CoreError> {
@@ -69,19 +117,7 @@ impl RuleSet {
                     if pattern.is_empty() {
                         return Err(bad("field regex: empty"));
                     }
-                    // The error's text may quote the pattern; the reason
-                    // names the field only. regex-lite has no error kinds:
-                    // its fixed size-limit message tells the two apart.
-                    let compiled = regex_lite::RegexBuilder::new(pattern)
-                        .size_limit(REGEX_SIZE_LIMIT)
-                        .build()
-                        .map_err(|err| {
-                            if err.to_string().contains("size limit") {
-                                bad("field regex: compiles too big (over 1 MiB)")
-                            } else {
-                                bad("field regex: does not compile")
-                            }
-                        })?;
+                    let compiled = compile_rule_regex(pattern).map_err(|reason| bad(&reason))?;
                     regexes.push((kind, compiled));
                 }
                 (None, Some(words)) => {
@@ -219,7 +255,15 @@ mod tests {
             (rule("Bad Kind", Some("x"), None), "rule 0: field kind"),
             (
                 rule("k", Some(secret_pattern), None),
-                "rule 0: field regex: does not compile",
+                "rule 0: field regex: found open group without closing ')' at character 1",
+            ),
+            (
+                rule("k", Some("ab)SECRETPATTERN"), None),
+                "rule 0: field regex: found closing ')' without matching '(' at character 3",
+            ),
+            (
+                rule("k", Some(r"SECRETPATTERN\p{L}"), None),
+                "rule 0: field regex: Unicode character classes are not supported at character 15",
             ),
             (rule("k", Some(""), None), "rule 0: field regex: empty"),
             (
