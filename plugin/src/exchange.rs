@@ -446,7 +446,7 @@ impl Exchange {
                     // Envoy refuses a call to a cluster it does not know.
                     self.entries_failure = Refusal::ControlClusterUnknown;
                     format!(
-                        "Envoy has no cluster named {:?} (controlCluster)",
+                        "Envoy has no cluster named \"{}\" (controlCluster)",
                         config.control_cluster
                     )
                 } else {

@@ -126,7 +126,7 @@ impl Poller {
                 host.log(
                     Level::Error,
                     &format!(
-                        "latet sync: Envoy has no cluster named {:?} (controlCluster): the control service cannot be reached",
+                        "latet sync: Envoy has no cluster named \"{}\" (controlCluster): the control service cannot be reached",
                         self.config.control_cluster
                     ),
                 );

@@ -13,8 +13,11 @@ use super::{Finding, RuleConfig};
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::text::on_word_boundaries;
-use aho_corasick::AhoCorasick;
+use aho_corasick::automaton::{Automaton, OverlappingState};
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::Input;
 use std::fmt;
+use std::sync::Arc;
 
 /// Compile-size cap of one operator regex: a pathological pattern is refused
 /// at configuration time instead of eating the VM's memory.
@@ -33,7 +36,10 @@ pub(super) struct RuleSet {
 /// Every dictionary entry of every rule, with the kind of each entry.
 #[derive(Clone)]
 struct Dictionary {
-    automaton: AhoCorasick,
+    /// One automaton type for every use in the filter (the secret prefixes
+    /// too): each type aho-corasick builds adds its search code to the
+    /// `.wasm`. Shared, since detectors are cloned per rebuilt vault.
+    automaton: Arc<NFA>,
     /// Kind of each pattern, by pattern id.
     kinds: Vec<Kind>,
 }
@@ -149,9 +155,10 @@ impl RuleSet {
         let dictionary = if entries.is_empty() {
             None
         } else {
-            let automaton = AhoCorasick::builder()
+            let automaton = NFA::builder()
                 .match_kind(aho_corasick::MatchKind::Standard)
                 .build(&entries)
+                .map(Arc::new)
                 .map_err(|_| CoreError::BadRule {
                     index: rules.len().saturating_sub(1),
                     reason: "field dictionary: the entries do not fit in one automaton".into(),
@@ -174,7 +181,20 @@ impl RuleSet {
             }
         }
         if let Some(dictionary) = &self.dictionary {
-            for found in dictionary.automaton.find_overlapping_iter(text) {
+            let input = Input::new(text);
+            let mut state = OverlappingState::start();
+            loop {
+                // Unanchored standard search: it cannot fail.
+                if dictionary
+                    .automaton
+                    .try_find_overlapping(&input, &mut state)
+                    .is_err()
+                {
+                    break;
+                }
+                let Some(found) = state.get_match() else {
+                    break;
+                };
                 let (start, end) = (found.start(), found.end());
                 if on_word_boundaries(text, start, end) {
                     if let Some(kind) = dictionary.kinds.get(found.pattern().as_usize()) {

@@ -618,3 +618,24 @@ async fn when_control_is_down_new_values_are_refused_then_served() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn more_new_values_than_one_entries_call_carries_are_masked() {
+    // 1,200 new values: more than the control service gives in one call
+    // (the wire's MAX_VALUES_PER_CALL), so the filter asks in two.
+    let values: Vec<String> = (0..1_200)
+        .map(|i| fresh_email(&format!("bulk{i}")))
+        .collect();
+    let text = values.join(", ");
+    let answer = ask("chat", "/v1/chat/completions", &text, false).await;
+    let seen = provider_saw("chat").await;
+    let leaked = values.iter().filter(|v| seen.contains(v.as_str())).count();
+    assert_eq!(leaked, 0, "values the provider saw as written");
+    assert_eq!(
+        seen.matches('@').count(),
+        values.len(),
+        "one surrogate each"
+    );
+    assert_eq!(answer_text("chat", &answer, false), text, "restored");
+}
