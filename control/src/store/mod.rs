@@ -177,6 +177,8 @@ pub trait EntryTx {
     fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>>;
     /// Whether a surrogate hash is taken: an active entry's or a retired one.
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool>;
+    /// The active entry whose surrogate has this hash, if any.
+    fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>>;
     /// Inserts a new entry (visible to later lookups of this transaction).
     fn insert(&mut self, row: EntryRow) -> Result<()>;
 }

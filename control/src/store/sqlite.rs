@@ -233,6 +233,17 @@ impl EntryTx for SqliteEntryTx<'_, '_> {
         read_entry(self.tx, self.key_id, id)
     }
 
+    fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>> {
+        let raw = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = ?1 AND surrogate_hash = ?2"
+            ))?
+            .query_row(params![self.key_id, &surrogate_hash[..]], entry_from_row)
+            .optional()?;
+        raw.map(entry_row).transpose()
+    }
+
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool> {
         let active: Option<i64> = self
             .tx

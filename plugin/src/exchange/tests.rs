@@ -1139,3 +1139,26 @@ fn entries_calls_that_make_no_progress_stop() {
     assert_eq!(host.replies.borrow()[0].0, 503);
     assert_eq!(host.resumed.get(), 0);
 }
+
+#[test]
+fn a_surrogate_the_worker_had_not_heard_of_stays_as_written() {
+    // Another worker's entries call made elena.fontana@… the surrogate of
+    // NEW_MAIL; this worker's feed has not brought it yet, so it asks for
+    // the "new" address and the control service answers with its own
+    // entry: the surrogate is then known, left as written, not restored.
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let sent = chat("mail elena.fontana@gmail.com now");
+    assert_eq!(send(&host, &mut ex, CHAT, &sent), Flow::Pause);
+    let call = host.last_callout().unwrap();
+    ex.on_callout(&host, call.token, &entries_answer(1));
+    assert_eq!(host.callouts.borrow().len(), 1, "asked once");
+    assert_eq!(host.resumed.get(), 1);
+    assert!(request_body(&host).contains("mail elena.fontana@gmail.com now"));
+    let answer = br#"{"choices":[{"message":{"content":"Wrote to elena.fontana@gmail.com."}}]}"#;
+    host.set_response(&[("content-type", "application/json")], answer);
+    ex.on_response_headers(&host, false);
+    ex.on_response_body(&host, answer.len(), true);
+    let body = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(!body.contains(NEW_MAIL), "{body}");
+}
