@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::server::TlsStream;
@@ -134,16 +134,18 @@ pub fn client_config(option: &str, ca: &Path) -> Result<Arc<ClientConfig>> {
     Ok(Arc::new(config))
 }
 
-/// The answer to a plain-HTTP request on the TLS port: HTTP/1.1 400 with the
+/// The body of the answer to a plain-HTTP request on the TLS port: the
 /// API's error shape, so that a client pointed at `http://` learns why.
-const PLAIN_HTTP_ANSWER: &str = concat!(
-    "HTTP/1.1 400 Bad Request\r\n",
-    "content-type: application/json\r\n",
-    "connection: close\r\n",
-    "content-length: 97\r\n",
-    "\r\n",
-    r#"{"error":"https_required","message":"this server speaks HTTPS only: use an https:// URL for it"}"#,
-);
+const PLAIN_HTTP_BODY: &str = r#"{"error":"https_required","message":"this server speaks HTTPS only: use an https:// URL for it"}"#;
+
+/// That answer: HTTP/1.1 400, then the connection closes.
+fn plain_http_answer() -> String {
+    format!(
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n\
+         connection: close\r\ncontent-length: {}\r\n\r\n{PLAIN_HTTP_BODY}",
+        PLAIN_HTTP_BODY.len()
+    )
+}
 
 /// A TLS listener for `axum::serve`: a task accepts TCP connections and
 /// runs each handshake in its own task (a slow client holds up no other);
@@ -223,8 +225,7 @@ async fn handshake(
     // Every TLS connection opens with a handshake record (content type 22).
     if first[0] != 22 {
         if first[0].is_ascii_alphabetic() {
-            let _ = tcp.write_all(PLAIN_HTTP_ANSWER.as_bytes()).await;
-            let _ = tcp.shutdown().await;
+            answer_plain_http(&mut tcp).await;
             crate::log::info(
                 "a plain-HTTP request on the TLS port was answered 400 https_required",
             );
@@ -237,6 +238,34 @@ async fn handshake(
         // protocol or version mismatch. They name no secret.
         err.to_string()
     })
+}
+
+/// Reads the request head (and drops it unread: it may hold a bearer
+/// token), answers [`plain_http_answer`], and reads on until the client
+/// closes: closing with unread bytes would reset the connection and the
+/// client could lose the answer.
+async fn answer_plain_http(tcp: &mut TcpStream) {
+    const HEAD_LIMIT: usize = 16 * 1024;
+    let mut head = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    while head.len() < HEAD_LIMIT && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match tcp.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+        }
+    }
+    head.clear();
+    if tcp.write_all(plain_http_answer().as_bytes()).await.is_err() {
+        return;
+    }
+    let _ = tcp.shutdown().await;
+    // Whatever else the client sends (a body) until it closes; bounded by
+    // the handshake timeout around the caller.
+    while let Ok(n) = tcp.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+    }
 }
 
 impl Drop for TlsListener {
@@ -270,7 +299,8 @@ mod tests {
 
     #[test]
     fn the_plain_http_answer_is_well_framed() {
-        let (head, body) = PLAIN_HTTP_ANSWER.split_once("\r\n\r\n").unwrap();
+        let answer = plain_http_answer();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
         assert!(head.contains(&format!("content-length: {}", body.len())));
         let json: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(json["error"], "https_required");

@@ -120,6 +120,8 @@ impl AdminClient {
 /// Why a call did not get an answer: the kind, and for TLS what rustls
 /// said with a hint at the fix. URLs and reasons name no value or token.
 fn transport_reason(err: &ureq::Error) -> String {
+    // ureq wraps rustls's error in an io::Error, whose `source()` skips
+    // the wrapped error itself: look inside with `get_ref`.
     let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
     while let Some(current) = source {
         if let Some(tls) = current.downcast_ref::<rustls::Error>() {
@@ -135,7 +137,13 @@ fn transport_reason(err: &ureq::Error) -> String {
                 other => format!("TLS: {other}"),
             };
         }
-        source = current.source();
+        source = match current.downcast_ref::<std::io::Error>() {
+            Some(io) => match io.get_ref() {
+                Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+                None => None,
+            },
+            None => current.source(),
+        };
     }
     match err {
         ureq::Error::Transport(transport) => match transport.message() {
