@@ -74,6 +74,10 @@ struct ServeArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "A flag wins over its environment variable: --server over LATET_SERVER, \
+                        --admin-token-file over LATET_ADMIN_TOKEN_FILE, --ca-cert over LATET_CA_CERT."
+)]
 struct ServerArgs {
     /// The control service, e.g. https://latet-control:8787 or
     /// http://127.0.0.1:8787. Default: LATET_SERVER.
