@@ -146,10 +146,17 @@ fn transport_reason(err: &ureq::Error) -> String {
         };
     }
     match err {
-        ureq::Error::Transport(transport) => match transport.message() {
-            Some(message) => format!("{}: {message}", transport.kind()),
-            None => transport.kind().to_string(),
-        },
+        ureq::Error::Transport(transport) => {
+            let mut reason = transport.kind().to_string();
+            if let Some(message) = transport.message() {
+                reason.push_str(&format!(": {message}"));
+            }
+            // The OS's reason (`Connection refused`), when there is one.
+            if let Some(source) = std::error::Error::source(transport) {
+                reason.push_str(&format!(" ({source})"));
+            }
+            reason
+        }
         other => other.kind().to_string(),
     }
 }
