@@ -21,6 +21,9 @@ state="$(mktemp -d /tmp/latet-gateway-test.XXXXXX)"
 # The second run (control service over TLS) has its own state directory.
 tls_state="$state/tls-run"
 export LATET_UPSTREAM=fake
+# The first run: the control service in plain HTTP, whatever the caller's
+# environment says (the second sets it to 1).
+export LATET_CONTROL_TLS=0
 # One test stops the control service on purpose and starts another.
 export LATET_RUN_MAY_EXIT=control
 
