@@ -110,8 +110,16 @@ fn the_cli_speaks_https_to_a_tls_server_with_a_private_ca() {
     let mut create = server.cli();
     create.args(["--ca-cert", ca, "keys", "create", "demo", "--out"]);
     create.arg(dir.path().join("demo.token"));
+    let started = std::time::Instant::now();
     let (code, stdout, stderr) = run(&mut create);
     assert_eq!(code, 0, "{stderr}");
+    // Handshakes one after another would have waited for the idle one's
+    // 10-second timeout.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "the idle connection held up the CLI's: {:?}",
+        started.elapsed()
+    );
     assert!(stdout.contains("key \"demo\""), "{stdout}");
 
     // By name as well as by address: the certificate holds both.
