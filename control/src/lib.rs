@@ -3,7 +3,7 @@
 //! - [`serve`]: the HTTP server (gateway, apps, admin API, metrics).
 //! - [`vault`]: what each call may do and changes; [`store`]: the storage
 //!   trait and its SQLite backend; [`secrets`]: master key, wrapping, sealing.
-//! - [`cli`]: the admin CLI (`latet server …`).
+//! - [`cli`]: the admin CLI (`latet server …`); [`tls`]: HTTPS for both.
 //!
 //! No value, surrogate or token ever appears in a log line, an error message,
 //! a metric label or a `Debug` output.
@@ -20,6 +20,7 @@ pub mod secrets;
 pub mod serve;
 pub mod store;
 pub mod text_adapter;
+pub mod tls;
 pub mod tokens;
 pub mod vault;
 

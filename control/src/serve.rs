@@ -1,5 +1,6 @@
 //! `latet serve`: opens the store, the master key and the admin token, then
-//! serves the HTTP API until SIGTERM or Ctrl-C.
+//! serves the HTTP API (HTTPS with `--tls-cert/--tls-key`) until SIGTERM or
+//! Ctrl-C.
 
 use crate::error::{ControlError, Result};
 use crate::files::{read_token, write_private};
@@ -7,6 +8,7 @@ use crate::http::{router, AppState};
 use crate::metrics::Metrics;
 use crate::secrets::{MasterKey, MasterKeySource};
 use crate::store::sqlite::SqliteStore;
+use crate::tls::TlsListener;
 use crate::tokens::{new_token, token_hash};
 use crate::vault::Vaults;
 use latet_core::detect::{DetectorConfig, Detectors};
@@ -30,6 +32,17 @@ pub struct ServeOptions {
     pub feed_keep: u64,
     /// The detectors of the apps mask API.
     pub detectors: Detectors,
+    /// HTTPS instead of plain HTTP: the certificate chain and key files.
+    pub tls: Option<TlsFiles>,
+}
+
+/// `--tls-cert` and `--tls-key`: PEM files, the chain leaf first.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// The certificate chain (PEM), the server's certificate first.
+    pub cert: PathBuf,
+    /// Its private key (PEM: PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
 }
 
 /// The detectors of `--detectors FILE` (the filter configuration's
@@ -88,6 +101,11 @@ fn admin_token_hash(path: &Path) -> Result<[u8; 32]> {
 
 /// Runs the server until a shutdown signal.
 pub async fn serve(options: ServeOptions) -> Result<()> {
+    // Before anything is opened or created: a bad certificate stops here.
+    let tls = match &options.tls {
+        Some(files) => Some(crate::tls::server_config(&files.cert, &files.key)?),
+        None => None,
+    };
     let store = SqliteStore::open(&options.db, options.feed_keep)?;
     let (master, source) = MasterKey::load(
         options.master_key_file.as_deref(),
@@ -120,20 +138,37 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
     let addr = listener
         .local_addr()
         .map_err(|err| ControlError::Io(format!("listen address: {err}")))?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     // On stdout, one line: scripts and tests read the address from it.
-    println!("latet listening on http://{addr}");
+    println!("latet listening on {scheme}://{addr}");
     let _ = std::io::stdout().flush();
-    crate::log::info(&format!("serving {} on {addr}", options.db.display()));
+    crate::log::info(&format!(
+        "serving {} on {addr} ({})",
+        options.db.display(),
+        if tls.is_some() { "HTTPS" } else { "plain HTTP" }
+    ));
     let vaults = state.vaults.clone();
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // Open long-polls answer now; the graceful shutdown waits for
-            // in-flight requests, and a poll would hold it for its wait_ms.
-            vaults.signals().close();
-        })
-        .await
-        .map_err(|err| ControlError::Io(format!("server: {err}")))
+    let shutdown = async move {
+        shutdown_signal().await;
+        // Open long-polls answer now; the graceful shutdown waits for
+        // in-flight requests, and a poll would hold it for its wait_ms.
+        vaults.signals().close();
+    };
+    let served = match tls {
+        Some(config) => {
+            let listener = TlsListener::new(listener, config)
+                .map_err(|err| ControlError::Io(format!("listen address: {err}")))?;
+            axum::serve(listener, router(state))
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+        None => {
+            axum::serve(listener, router(state))
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+    };
+    served.map_err(|err| ControlError::Io(format!("server: {err}")))
 }
 
 async fn shutdown_signal() {

@@ -25,6 +25,10 @@ pub fn clean_env(command: &mut Command) -> &mut Command {
             command.env_remove(name);
         }
     }
+    // The CLI's defaults from the environment: each test names its own.
+    for name in ["LATET_SERVER", "LATET_ADMIN_TOKEN_FILE", "LATET_CA_CERT"] {
+        command.env_remove(name);
+    }
     command.env_remove("LATET_MASTER_KEY")
 }
 
