@@ -60,6 +60,46 @@ impl FeedSignals {
         }
     }
 
+    /// Announces a head learnt from elsewhere (another replica): wakes the
+    /// key's polls only when it is newer than the one known here.
+    pub fn announce_newer(&self, key_id: i64, seq: u64) {
+        if let Ok(heads) = self.heads.lock() {
+            if let Some(sender) = heads.get(&key_id) {
+                sender.send_if_modified(|head| {
+                    let newer = seq > *head;
+                    if newer {
+                        *head = seq;
+                    }
+                    newer
+                });
+            }
+        }
+    }
+
+    /// Wakes every open long-poll (after a lost connection to the shared
+    /// database, when notifications may have been missed).
+    pub fn wake_all(&self) {
+        if let Ok(heads) = self.heads.lock() {
+            for sender in heads.values() {
+                sender.send_modify(|_| {});
+            }
+        }
+    }
+
+    /// The keys some long-poll waits on (the periodic re-read asks only for those).
+    pub fn watched_keys(&self) -> Vec<i64> {
+        self.heads
+            .lock()
+            .map(|heads| {
+                heads
+                    .iter()
+                    .filter(|(_, sender)| sender.receiver_count() > 0)
+                    .map(|(key, _)| *key)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Announces a new head for a key.
     pub fn announce(&self, key_id: i64, seq: u64) {
         if let Ok(heads) = self.heads.lock() {
