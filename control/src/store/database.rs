@@ -20,7 +20,7 @@ pub enum Database {
 /// A `postgres://` or `postgresql://` URL, parsed; never printed whole.
 #[derive(Clone)]
 pub struct PostgresUrl {
-    config: postgres::Config,
+    config: Box<postgres::Config>,
 }
 
 impl PostgresUrl {
@@ -98,7 +98,9 @@ impl Database {
                             .into(),
                     )
                 })?;
-                Ok(Database::Postgres(PostgresUrl { config }))
+                Ok(Database::Postgres(PostgresUrl {
+                    config: Box::new(config),
+                }))
             }
             _ => Err(ControlError::Config(format!(
                 "--db: unknown scheme `{scheme}`: give an SQLite file path or a \

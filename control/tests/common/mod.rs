@@ -77,10 +77,12 @@ pub fn with_dbname(url: &str, name: &str) -> String {
 /// returns its URL.
 pub fn fresh_pg_database(cluster: &str, name: &str) -> String {
     let mut client = postgres::Client::connect(cluster, postgres::NoTls).unwrap();
+    // Two statements: neither may run inside a transaction block.
     client
-        .batch_execute(&format!(
-            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE); CREATE DATABASE \"{name}\""
-        ))
+        .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
         .unwrap();
     with_dbname(cluster, name)
 }

@@ -26,7 +26,7 @@ pub const FEED_CHANNEL: &str = "latet_feed";
 /// Connections kept per replica.
 const POOL_SIZE: u32 = 8;
 /// An arbitrary constant: the advisory lock held while the schema is made.
-const SCHEMA_LOCK: i64 = 0x6c61_7465_74;
+const SCHEMA_LOCK: i64 = 0x006c_6174_6574;
 
 type Manager = PostgresConnectionManager<NoTls>;
 type Conn = PooledConnection<Manager>;
