@@ -4,7 +4,8 @@
 #   scripts/pg-test-cluster.sh start DIR   # prints the cluster's URL on stdout
 #   scripts/pg-test-cluster.sh stop DIR    # stops it and removes DIR
 #
-# DIR must not exist (start makes it). The cluster listens on a Unix socket in
+# DIR must be missing or empty (start makes it; its parents must let others
+# through, as /tmp does). The cluster listens on a Unix socket in
 # DIR only (no TCP port to collide with), trusts local connections (nothing
 # but this machine's users can reach the socket) and is run by an
 # unprivileged user: initdb refuses root, so as root it runs as `nobody`.
@@ -33,8 +34,8 @@ as_owner() {
 
 case $action in
   start)
-    if [[ -e "$dir" ]]; then
-      echo "pg-test-cluster: $dir exists" >&2
+    if [[ -e "$dir" && -n "$(ls -A "$dir")" ]]; then
+      echo "pg-test-cluster: $dir is not empty" >&2
       exit 1
     fi
     mkdir -p "$dir"
