@@ -177,3 +177,46 @@ fn a_replica_with_another_master_key_or_admin_token_refuses_to_start() {
     let (status, _) = second.get("/_latet/admin/v1/keys", Some(&first.admin_token()));
     assert_eq!(status, 200);
 }
+
+#[test]
+fn a_lost_notification_only_delays_the_wake_up() {
+    let Some(cluster) = pg_cluster_url() else {
+        return;
+    };
+    let db = fresh_pg_database(&cluster, "latet_replicas_lost_notify");
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_on(dir.path(), &db, &[]);
+    let gateway = server.create_key("Shop");
+    server.entries(&gateway, &[("name", "Mario Rossi")]);
+    let head = server.snapshot(&gateway)["seq"].as_u64().unwrap();
+
+    let url = server.url.clone();
+    let token = gateway.clone();
+    let poll = std::thread::spawn(move || {
+        let answer: serde_json::Value = agent()
+            .get(&format!(
+                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
+            ))
+            .set("Authorization", &format!("Bearer {token}"))
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        (Instant::now(), answer)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    // An event appended with no NOTIFY, as if the notification were lost.
+    server.exec_sql(&format!(
+        "INSERT INTO events (key_id, seq, type, body) SELECT id, {next}, 'added', ''::bytea FROM keys;
+         UPDATE keys SET seq = {next};",
+        next = head + 1
+    ));
+    let appended_at = Instant::now();
+    let (woke_at, answer) = poll.join().unwrap();
+    let late = woke_at.saturating_duration_since(appended_at);
+    assert!(
+        late < Duration::from_millis(1500),
+        "the periodic re-read woke the poll {late:?} after the event"
+    );
+    assert_eq!(answer["events"][0]["seq"], head + 1);
+}

@@ -33,7 +33,7 @@ pub enum Backend {
 pub fn backend() -> Backend {
     match std::env::var("LATET_TEST_STORE").as_deref() {
         Ok("postgres") => Backend::Postgres,
-        Ok("sqlite") | Err(_) => Backend::Sqlite,
+        Ok("sqlite" | "") | Err(_) => Backend::Sqlite,
         Ok(other) => panic!("LATET_TEST_STORE: `{other}` is neither sqlite nor postgres"),
     }
 }

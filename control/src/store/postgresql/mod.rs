@@ -14,7 +14,7 @@ use super::*;
 use crate::store::database::PostgresUrl;
 use latet_core::wire::RetiredHash;
 use postgres::types::ToSql;
-use postgres::{GenericClient, IsolationLevel, NoTls, Row, Transaction};
+use postgres::{GenericClient, IsolationLevel, NoTls, Row, Statement, Transaction};
 use r2d2_postgres::r2d2::{Pool, PooledConnection};
 use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
@@ -240,8 +240,35 @@ fn append_event(
     notify(tx, key_id, Some(seq))
 }
 
+/// The statements of an entries transaction, prepared once per transaction
+/// (a value costs one round trip a lookup instead of two).
+struct EntryStatements {
+    entry: Statement,
+    surrogate_taken: Statement,
+    insert: Statement,
+}
+
+impl EntryStatements {
+    fn prepare(tx: &mut Transaction<'_>) -> Result<Self> {
+        Ok(Self {
+            entry: tx.prepare(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1 AND id = $2"
+            ))?,
+            surrogate_taken: tx.prepare(
+                "SELECT EXISTS (SELECT 1 FROM entries WHERE key_id = $1 AND surrogate_hash = $2)
+                     OR EXISTS (SELECT 1 FROM retired WHERE key_id = $1 AND hash = $2)",
+            )?,
+            insert: tx.prepare(
+                "INSERT INTO entries (key_id, id, surrogate_hash, lead, kind, generation, sealed)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )?,
+        })
+    }
+}
+
 struct PgEntryTx<'t, 'c> {
     tx: &'t mut Transaction<'c>,
+    statements: EntryStatements,
     key_id: i64,
     generation: u64,
     inserted: Vec<EntryId>,
@@ -258,18 +285,14 @@ impl EntryTx for PgEntryTx<'_, '_> {
 
     fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>> {
         self.tx
-            .query_opt(
-                &format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1 AND id = $2"),
-                &[&self.key_id, &&id.0[..]],
-            )?
+            .query_opt(&self.statements.entry, &[&self.key_id, &&id.0[..]])?
             .map(|row| entry_from_row(&row))
             .transpose()
     }
 
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool> {
         let row = self.tx.query_one(
-            "SELECT EXISTS (SELECT 1 FROM entries WHERE key_id = $1 AND surrogate_hash = $2)
-                 OR EXISTS (SELECT 1 FROM retired WHERE key_id = $1 AND hash = $2)",
+            &self.statements.surrogate_taken,
             &[&self.key_id, &&surrogate_hash[..]],
         )?;
         Ok(row.try_get(0)?)
@@ -277,8 +300,7 @@ impl EntryTx for PgEntryTx<'_, '_> {
 
     fn insert(&mut self, row: EntryRow) -> Result<()> {
         self.tx.execute(
-            "INSERT INTO entries (key_id, id, surrogate_hash, lead, kind, generation, sealed)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &self.statements.insert,
             &[
                 &self.key_id,
                 &&row.id.0[..],
@@ -623,8 +645,10 @@ impl Store for PostgresStore {
         // time waits here, then finds the entry this one made.
         let key = lock_key(&mut tx, key_id)?;
         let inserted = {
+            let statements = EntryStatements::prepare(&mut tx)?;
             let mut entry_tx = PgEntryTx {
                 tx: &mut tx,
+                statements,
                 key_id,
                 generation: key.generation,
                 inserted: Vec::new(),
