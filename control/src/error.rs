@@ -68,8 +68,12 @@ impl From<postgres::Error> for ControlError {
                 db.code().code(),
                 db.message()
             )),
-            // Connection, I/O and protocol errors name no row or setting.
-            None => ControlError::Store(err.to_string()),
+            // Connection, I/O and protocol errors name no row or setting
+            // (the I/O cause says why: refused, timed out, …).
+            None => match std::error::Error::source(&err) {
+                Some(cause) => ControlError::Store(format!("{err}: {cause}")),
+                None => ControlError::Store(err.to_string()),
+            },
         }
     }
 }

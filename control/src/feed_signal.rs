@@ -1,7 +1,9 @@
 //! Wakes long-polls: one watch channel per key carries the newest seq, sent
 //! right after the transaction that appended an event commits; one more says
 //! the server is shutting down, so open polls answer at once instead of
-//! holding the graceful shutdown for up to their `wait_ms`.
+//! holding the graceful shutdown for up to their `wait_ms`. On PostgreSQL,
+//! heads committed by other replicas arrive through
+//! `store::postgresql::feed_listener` ([`FeedSignals::announce_newer`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -42,6 +42,19 @@ impl PostgresStore {
     /// Connects and makes the schema (idempotent). Blocking: call it
     /// outside the async runtime.
     pub fn open(url: &PostgresUrl, feed_keep: u64) -> Result<Self> {
+        // One connection first: a wrong host, port or password is told at
+        // once and why (the pool would retry until its timeout).
+        let first = url.config().connect(NoTls).map_err(|err| {
+            let reason = match ControlError::from(err) {
+                ControlError::Store(reason) => reason,
+                other => other.to_string(),
+            };
+            ControlError::Store(format!(
+                "cannot connect to the {}: {reason}",
+                url.describe()
+            ))
+        })?;
+        drop(first);
         let manager = PostgresConnectionManager::new(url.config().clone(), NoTls);
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
