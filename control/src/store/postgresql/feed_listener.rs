@@ -108,3 +108,36 @@ fn recheck(client: &mut Client, vaults: &Vaults) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::secrets::MasterKey;
+    use crate::store::sqlite::SqliteStore;
+
+    #[test]
+    fn notifications_announce_newer_heads_and_wake_on_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("x.db"), 10).unwrap();
+        let vaults = Vaults::new(Arc::new(store), MasterKey::from_bytes([1; 32]));
+        let mut head = vaults.signals().subscribe(7).unwrap();
+        // (payload, woken, head after)
+        let cases: &[(&str, bool, u64)] = &[
+            ("7 5", true, 5),
+            ("7 5", false, 5), // the same head again: no wake-up
+            ("7 3", false, 5), // an older one
+            ("8 9", false, 5), // another key
+            ("7", true, 5),    // a wake without a head (a token revoked)
+            ("x 1", false, 5), // not a key id
+            ("", false, 5),
+            ("7 6", true, 6),
+        ];
+        for (payload, woken, after) in cases {
+            head.mark_unchanged();
+            apply(&vaults, payload);
+            assert_eq!(head.has_changed().unwrap(), *woken, "{payload:?}");
+            assert_eq!(*head.borrow(), *after, "{payload:?}");
+        }
+    }
+}
