@@ -80,15 +80,25 @@ pub fn default_master_key_file(db: &Path) -> PathBuf {
 
 fn admin_token_hash(path: &Path) -> Result<[u8; 32]> {
     if !path.exists() {
-        let token = new_token()?;
-        write_private(path, format!("{token}\n").as_bytes())?;
-        crate::log::info(&format!(
-            "admin token written to {} (mode 0600)",
-            path.display()
-        ));
-        return Ok(token_hash(&token));
+        let hash = write_new_admin_token(path)?;
+        log_admin_token_written(path);
+        return Ok(hash);
     }
     Ok(token_hash(&read_token(path)?))
+}
+
+/// Makes an admin token into `path` (mode 0600); returns its hash.
+fn write_new_admin_token(path: &Path) -> Result<[u8; 32]> {
+    let token = new_token()?;
+    write_private(path, format!("{token}\n").as_bytes())?;
+    Ok(token_hash(&token))
+}
+
+fn log_admin_token_written(path: &Path) {
+    crate::log::info(&format!(
+        "admin token written to {} (mode 0600)",
+        path.display()
+    ));
 }
 
 /// The store, master key and admin token hash `latet serve` runs with.
@@ -146,9 +156,13 @@ fn open_postgres(url: &PostgresUrl, options: &ServeOptions) -> Result<Opened> {
     } else {
         None
     };
-    let admin = store.shared_admin_token(from_file, &mut || admin_token_hash(path), &mut || {
-        let _ = std::fs::remove_file(path);
-    })?;
+    let admin =
+        store.shared_admin_token(from_file, &mut || write_new_admin_token(path), &mut || {
+            let _ = std::fs::remove_file(path);
+        })?;
+    if let AdminToken::Generated(_) = admin {
+        log_admin_token_written(path);
+    }
     if let AdminToken::FromDatabase(_) = admin {
         crate::log::info(&format!(
             "admin token: the one another replica made (this one has no copy at {}; \

@@ -220,3 +220,35 @@ fn a_lost_notification_only_delays_the_wake_up() {
     );
     assert_eq!(answer["events"][0]["seq"], head + 1);
 }
+
+#[test]
+fn replicas_started_together_share_one_admin_token() {
+    let Some(cluster) = pg_cluster_url() else {
+        return;
+    };
+    let db = fresh_pg_database(&cluster, "latet_replicas_first_start");
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let key = master_key_file(dirs[0].path());
+    let starts: Vec<_> = dirs
+        .iter()
+        .map(|dir| {
+            let (dir, db, key) = (dir.path().to_path_buf(), db.clone(), key.clone());
+            std::thread::spawn(move || {
+                Server::start_on(&dir, &db, &["--master-key-file", key.to_str().unwrap()])
+            })
+        })
+        .collect();
+    let servers: Vec<Server> = starts.into_iter().map(|s| s.join().unwrap()).collect();
+    // One replica made the token; the other kept no file of its own.
+    let files: Vec<_> = dirs
+        .iter()
+        .map(|dir| dir.path().join("admin.token"))
+        .filter(|path| path.exists())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let admin = std::fs::read_to_string(&files[0]).unwrap();
+    for server in &servers {
+        let (status, _) = server.get("/_latet/admin/v1/keys", Some(admin.trim()));
+        assert_eq!(status, 200);
+    }
+}
