@@ -2,7 +2,8 @@
 //!
 //! - [`serve`]: the HTTP server (gateway, apps, admin API, metrics).
 //! - [`vault`]: what each call may do and changes; [`store`]: the storage
-//!   trait and its SQLite backend; [`secrets`]: master key, wrapping, sealing.
+//!   trait, its SQLite backend and its PostgreSQL one (several replicas);
+//!   [`secrets`]: master key, wrapping, sealing.
 //! - [`cli`]: the admin CLI (`latet server …`); [`tls`]: HTTPS for both.
 //!
 //! No value, surrogate or token ever appears in a log line, an error message,

@@ -7,7 +7,11 @@ use crate::files::{read_token, write_private};
 use crate::http::{router, AppState};
 use crate::metrics::Metrics;
 use crate::secrets::{MasterKey, MasterKeySource};
+use crate::store::database::{Database, PostgresUrl};
+use crate::store::postgresql::shared::AdminToken;
+use crate::store::postgresql::{feed_listener, PostgresStore};
 use crate::store::sqlite::SqliteStore;
+use crate::store::Store;
 use crate::tls::TlsListener;
 use crate::tokens::{new_token, token_hash};
 use crate::vault::Vaults;
@@ -20,13 +24,14 @@ use std::sync::Arc;
 /// Options of `latet serve`.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
-    /// The SQLite file (created when missing).
-    pub db: PathBuf,
+    /// The SQLite file (created when missing) or the PostgreSQL database.
+    pub db: Database,
     /// Address to listen on (`127.0.0.1:0` picks a free port).
     pub listen: SocketAddr,
     /// The admin token; created (mode 0600) when missing.
     pub admin_token_file: PathBuf,
-    /// The master key file; default `<db>.master-key`, generated when missing.
+    /// The master key file; default `<db>.master-key`, generated when
+    /// missing (SQLite only: PostgreSQL needs it given).
     pub master_key_file: Option<PathBuf>,
     /// Events kept per key.
     pub feed_keep: u64,
@@ -88,30 +93,52 @@ pub fn default_master_key_file(db: &Path) -> PathBuf {
 
 fn admin_token_hash(path: &Path) -> Result<[u8; 32]> {
     if !path.exists() {
-        let token = new_token()?;
-        write_private(path, format!("{token}\n").as_bytes())?;
-        crate::log::info(&format!(
-            "admin token written to {} (mode 0600)",
-            path.display()
-        ));
-        return Ok(token_hash(&token));
+        let hash = write_new_admin_token(path)?;
+        log_admin_token_written(path);
+        return Ok(hash);
     }
     Ok(token_hash(&read_token(path)?))
 }
 
-/// Runs the server until a shutdown signal.
-pub async fn serve(options: ServeOptions) -> Result<()> {
-    // Before anything is opened or created: a bad certificate stops here.
-    let tls = match &options.tls {
-        Some(files) => Some(crate::tls::server_config(&files.cert, &files.key)?),
-        None => None,
-    };
-    let store = SqliteStore::open(&options.db, options.feed_keep)?;
+/// Makes an admin token into `path` (mode 0600); returns its hash.
+fn write_new_admin_token(path: &Path) -> Result<[u8; 32]> {
+    let token = new_token()?;
+    write_private(path, format!("{token}\n").as_bytes())?;
+    Ok(token_hash(&token))
+}
+
+fn log_admin_token_written(path: &Path) {
+    crate::log::info(&format!(
+        "admin token written to {} (mode 0600)",
+        path.display()
+    ));
+}
+
+/// The store, master key and admin token hash `latet serve` runs with.
+struct Opened {
+    store: Arc<dyn Store>,
+    master: MasterKey,
+    admin_hash: [u8; 32],
+}
+
+/// The embedded SQLite file: the master key given or generated beside it,
+/// the admin token from its file (created when missing).
+fn open_sqlite(path: &Path, options: &ServeOptions) -> Result<Opened> {
+    let store = SqliteStore::open(path, options.feed_keep)?;
     let (master, source) = MasterKey::load(
         options.master_key_file.as_deref(),
-        &default_master_key_file(&options.db),
+        &default_master_key_file(path),
     )?;
-    match &source {
+    log_master_key_source(&source);
+    Ok(Opened {
+        store: Arc::new(store),
+        master,
+        admin_hash: admin_token_hash(&options.admin_token_file)?,
+    })
+}
+
+fn log_master_key_source(source: &MasterKeySource) {
+    match source {
         MasterKeySource::Generated(path) => {
             crate::log::warn(&format!(
                 "WARNING: no master key was given: generated one in {} (mode 0600). \
@@ -125,13 +152,70 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         }
         MasterKeySource::Env => crate::log::info("master key from LATET_MASTER_KEY"),
     }
-    let admin_hash = admin_token_hash(&options.admin_token_file)?;
-    let state = AppState {
-        vaults: Arc::new(Vaults::new(Arc::new(store), master)),
-        metrics: Arc::new(Metrics::default()),
-        admin_hash,
-        detectors: Arc::new(options.detectors),
+}
+
+/// A PostgreSQL database shared by replicas: the master key must be given
+/// (the same to each; the database keeps a check value of it), the admin
+/// token's hash is the database's (the first replica makes the token).
+/// Blocking: runs outside the async runtime.
+fn open_postgres(url: &PostgresUrl, options: &ServeOptions) -> Result<Opened> {
+    let (master, source) = MasterKey::load_given(options.master_key_file.as_deref())?;
+    log_master_key_source(&source);
+    let store = PostgresStore::open(url, options.feed_keep)?;
+    store.check_master_key(&master.check_value())?;
+    let path = &options.admin_token_file;
+    let from_file = if path.exists() {
+        Some(token_hash(&read_token(path)?))
+    } else {
+        None
     };
+    let admin =
+        store.shared_admin_token(from_file, &mut || write_new_admin_token(path), &mut || {
+            let _ = std::fs::remove_file(path);
+        })?;
+    if let AdminToken::Generated(_) = admin {
+        log_admin_token_written(path);
+    }
+    if let AdminToken::FromDatabase(_) = admin {
+        crate::log::info(&format!(
+            "admin token: the one another replica made (this one has no copy at {}; \
+             the CLI needs that replica's file)",
+            path.display()
+        ));
+    }
+    Ok(Opened {
+        store: Arc::new(store),
+        master,
+        admin_hash: admin.hash(),
+    })
+}
+
+/// Runs the server until a shutdown signal.
+pub async fn serve(options: ServeOptions) -> Result<()> {
+    // Before anything is opened or created: a bad certificate stops here.
+    let tls = match &options.tls {
+        Some(files) => Some(crate::tls::server_config(&files.cert, &files.key)?),
+        None => None,
+    };
+    let options = Arc::new(options);
+    let opened = {
+        let options = options.clone();
+        tokio::task::spawn_blocking(move || match &options.db {
+            Database::Sqlite(path) => open_sqlite(path, &options),
+            Database::Postgres(url) => open_postgres(url, &options),
+        })
+        .await
+        .map_err(|_| ControlError::Store("opening the store stopped".into()))??
+    };
+    let state = AppState {
+        vaults: Arc::new(Vaults::new(opened.store, opened.master)),
+        metrics: Arc::new(Metrics::default()),
+        admin_hash: opened.admin_hash,
+        detectors: Arc::new(options.detectors.clone()),
+    };
+    if let Database::Postgres(url) = &options.db {
+        feed_listener::spawn(url, state.vaults.clone())?;
+    }
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
         .map_err(|err| ControlError::Io(format!("listen on {}: {err}", options.listen)))?;
@@ -144,7 +228,7 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
     let _ = std::io::stdout().flush();
     crate::log::info(&format!(
         "serving {} on {addr} ({})",
-        options.db.display(),
+        options.db,
         if tls.is_some() { "HTTPS" } else { "plain HTTP" }
     ));
     let vaults = state.vaults.clone();

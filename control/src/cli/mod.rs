@@ -44,9 +44,10 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ServeArgs {
-    /// SQLite database file (created when missing).
+    /// SQLite database file (created when missing), or postgres://USER@HOST/DATABASE
+    /// for a database shared by several replicas.
     #[arg(long, default_value = ".latet/latet.db")]
-    db: PathBuf,
+    db: OsString,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8787")]
     listen: SocketAddr,
@@ -233,7 +234,7 @@ fn run_serve(args: ServeArgs) -> Result<i32> {
         .build()
         .map_err(|err| ControlError::Io(format!("runtime: {err}")))?;
     runtime.block_on(serve(ServeOptions {
-        db: args.db,
+        db: crate::store::database::Database::parse(&args.db)?,
         listen: args.listen,
         admin_token_file: args.admin_token_file,
         master_key_file: args.master_key_file,

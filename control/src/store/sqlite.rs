@@ -84,18 +84,6 @@ fn insert_log(tx: &Transaction<'_>, log: &AdminLogRecord) -> Result<()> {
     Ok(())
 }
 
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn to_u64(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-fn hash16(bytes: &[u8], what: &str) -> Result<[u8; 16]> {
-    <[u8; 16]>::try_from(bytes).map_err(|_| ControlError::Store(format!("{what}: not 16 bytes")))
-}
-
 const KEY_COLUMNS: &str = "id, name, enabled, value_limit, generation, seq, wrapped_secrets";
 
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
@@ -198,14 +186,6 @@ fn key_id_named(tx: &Transaction<'_>, name: &str) -> Result<i64> {
 fn count(tx: &Transaction<'_>, sql: &str, key_id: i64) -> Result<u64> {
     let n: i64 = tx.query_row(sql, params![key_id], |row| row.get(0))?;
     Ok(to_u64(n))
-}
-
-/// The stored body of a `forgotten` event (ids and hashes only).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ForgottenBody {
-    ids: Vec<EntryId>,
-    retired: Vec<RetiredSurrogate>,
-    generation: u64,
 }
 
 struct SqliteEntryTx<'t, 'c> {
