@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs `envoy --mode validate` on every Envoy configuration under envoy/:
 #   - templates (*.yaml.in) are rendered with sample values, once with the
-#     fake LLM upstream (plain HTTP) and once with a TLS provider (other
-#     templates' placeholders are filled by name: see fill_placeholders);
+#     fake LLM upstream (plain HTTP), once with a TLS provider, and once with
+#     the control service over TLS (other templates' placeholders are filled
+#     by name: see fill_placeholders);
 #   - configs (*.yaml holding `static_resources:`) are checked with their
-#     module path (`filename: ….wasm`) replaced by the module under test;
+#     module path (`filename: ….wasm`) replaced by the module under test, and
+#     files under /etc/latet/ ending in .pem (a private CA) by a throwaway
+#     CA's certificate (Envoy's validate mode reads them);
 #   - other YAML (Kubernetes manifests) is named and skipped.
 # Validate mode loads the module and runs the HTTP filter's on_configure, so
 # with the real filter this also checks each filter configuration.
@@ -51,6 +54,8 @@ validate() {
 # Sample values for the templates (validate mode binds no port).
 export LATET_LISTEN_PORT=10000 LATET_ADMIN_PORT=9901 LATET_CONTROL_PORT=8787
 export LATET_BODY_LIMIT_BYTES=4194304 LATET_WASM="$wasm"
+# A throwaway CA for the configs that trust a private one (openssl).
+make_throwaway_tls "$work/tls" || latet_die "could not make a throwaway CA"
 
 # Other templates' placeholders get sample values by their names: a port,
 # a size, a host, a module (the floor filter for one named *FLOOR*WASM*, the
@@ -81,22 +86,30 @@ cd "$LATET_ROOT"
 while IFS= read -r file; do
   case "$file" in
     *.yaml.in)
-      # Both upstream kinds only where the template has the choice.
+      # Both upstream kinds only where the template has the choice, and
+      # the control service over TLS where it has that one.
       modes=(plain)
-      grep -q 'LATET_UPSTREAM_TRANSPORT_SOCKET' "$file" && modes=(plain tls)
+      grep -q 'LATET_UPSTREAM_TRANSPORT_SOCKET' "$file" && modes+=(tls-upstream)
+      grep -q 'LATET_CONTROL_TRANSPORT_SOCKET' "$file" && modes+=(tls-control)
       for mode in "${modes[@]}"; do
-        if [[ "$mode" == plain ]]; then
-          export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT=8788
-        else
+        if [[ "$mode" == tls-upstream ]]; then
           export LATET_UPSTREAM_HOST=api.openai.com LATET_UPSTREAM_PORT=443
+          LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket tls "$LATET_UPSTREAM_HOST")"
+        else
+          export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT=8788
+          LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket plain)"
         fi
-        LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket "$mode" "$LATET_UPSTREAM_HOST")"
-        export LATET_UPSTREAM_TRANSPORT_SOCKET
+        if [[ "$mode" == tls-control ]]; then
+          LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket tls "$work/tls/ca.pem" localhost)"
+        else
+          LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket plain)"
+        fi
+        export LATET_UPSTREAM_TRANSPORT_SOCKET LATET_CONTROL_TRANSPORT_SOCKET
         out="$work/$(basename "$file" .in)"
         fill_placeholders "$file"
         if render_template "$file" "$out"; then
           if ((${#modes[@]} > 1)); then
-            validate "$file ($mode upstream)" "$out"
+            validate "$file ($mode)" "$out"
           else
             validate "$file" "$out"
           fi
@@ -112,7 +125,9 @@ while IFS= read -r file; do
         continue
       fi
       out="$work/$(basename "$file")"
-      sed -E "s#(filename:[[:space:]]*)\"?[^\"}[:space:]]*\\.wasm\"?#\\1\"$wasm\"#" "$file" >"$out"
+      sed -E -e "s#(filename:[[:space:]]*)\"?[^\"}[:space:]]*\\.wasm\"?#\\1\"$wasm\"#" \
+        -e "s#(filename:[[:space:]]*)\"?/etc/latet/[^\"}[:space:]]*\\.pem\"?#\\1\"$work/tls/ca.pem\"#" \
+        "$file" >"$out"
       validate "$file" "$out"
       ;;
   esac

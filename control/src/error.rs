@@ -57,5 +57,26 @@ impl From<rusqlite::Error> for ControlError {
     }
 }
 
+impl From<postgres::Error> for ControlError {
+    fn from(err: postgres::Error) -> Self {
+        // Severity, SQLSTATE and message only: a server's DETAIL line can
+        // quote a row, and the service keeps rows out of its messages.
+        match err.as_db_error() {
+            Some(db) => ControlError::Store(format!(
+                "{} {}: {}",
+                db.severity(),
+                db.code().code(),
+                db.message()
+            )),
+            // Connection, I/O and protocol errors name no row or setting
+            // (the I/O cause says why: refused, timed out, …).
+            None => match std::error::Error::source(&err) {
+                Some(cause) => ControlError::Store(format!("{err}: {cause}")),
+                None => ControlError::Store(err.to_string()),
+            },
+        }
+    }
+}
+
 /// Result alias of the crate.
 pub type Result<T, E = ControlError> = std::result::Result<T, E>;

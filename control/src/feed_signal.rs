@@ -1,7 +1,9 @@
 //! Wakes long-polls: one watch channel per key carries the newest seq, sent
 //! right after the transaction that appended an event commits; one more says
 //! the server is shutting down, so open polls answer at once instead of
-//! holding the graceful shutdown for up to their `wait_ms`.
+//! holding the graceful shutdown for up to their `wait_ms`. On PostgreSQL,
+//! heads committed by other replicas arrive through
+//! `store::postgresql::feed_listener` ([`FeedSignals::announce_newer`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -58,6 +60,46 @@ impl FeedSignals {
                 sender.send_modify(|_| {});
             }
         }
+    }
+
+    /// Announces a head learnt from elsewhere (another replica): wakes the
+    /// key's polls only when it is newer than the one known here.
+    pub fn announce_newer(&self, key_id: i64, seq: u64) {
+        if let Ok(heads) = self.heads.lock() {
+            if let Some(sender) = heads.get(&key_id) {
+                sender.send_if_modified(|head| {
+                    let newer = seq > *head;
+                    if newer {
+                        *head = seq;
+                    }
+                    newer
+                });
+            }
+        }
+    }
+
+    /// Wakes every open long-poll (after a lost connection to the shared
+    /// database, when notifications may have been missed).
+    pub fn wake_all(&self) {
+        if let Ok(heads) = self.heads.lock() {
+            for sender in heads.values() {
+                sender.send_modify(|_| {});
+            }
+        }
+    }
+
+    /// The keys some long-poll waits on (the periodic re-read asks only for those).
+    pub fn watched_keys(&self) -> Vec<i64> {
+        self.heads
+            .lock()
+            .map(|heads| {
+                heads
+                    .iter()
+                    .filter(|(_, sender)| sender.receiver_count() > 0)
+                    .map(|(key, _)| *key)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Announces a new head for a key.

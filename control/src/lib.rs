@@ -2,8 +2,9 @@
 //!
 //! - [`serve`]: the HTTP server (gateway, apps, admin API, metrics).
 //! - [`vault`]: what each call may do and changes; [`store`]: the storage
-//!   trait and its SQLite backend; [`secrets`]: master key, wrapping, sealing.
-//! - [`cli`]: the admin CLI (`latet server …`).
+//!   trait, its SQLite backend and its PostgreSQL one (several replicas);
+//!   [`secrets`]: master key, wrapping, sealing.
+//! - [`cli`]: the admin CLI (`latet server …`); [`tls`]: HTTPS for both.
 //!
 //! No value, surrogate or token ever appears in a log line, an error message,
 //! a metric label or a `Debug` output.
@@ -20,6 +21,7 @@ pub mod secrets;
 pub mod serve;
 pub mod store;
 pub mod text_adapter;
+pub mod tls;
 pub mod tokens;
 pub mod vault;
 

@@ -101,6 +101,34 @@ impl MasterKey {
         Ok((key, MasterKeySource::Generated(default_file.to_path_buf())))
     }
 
+    /// Loads a master key that was given (the env variable first, then
+    /// `file`), never generating one: replicas over one shared database
+    /// must all hold the same key, so none may make its own.
+    pub fn load_given(file: Option<&Path>) -> Result<(Self, MasterKeySource)> {
+        if let Ok(hex) = std::env::var(MASTER_KEY_ENV) {
+            return Ok((Self::parse(&hex, MASTER_KEY_ENV)?, MasterKeySource::Env));
+        }
+        match file {
+            Some(path) => Ok((Self::read(path)?, MasterKeySource::File(path.to_path_buf()))),
+            None => Err(ControlError::Config(format!(
+                "a shared database needs the master key given: --master-key-file FILE \
+                 or {MASTER_KEY_ENV} (64 hex digits), the same for every replica"
+            ))),
+        }
+    }
+
+    /// A check value of the key (HMAC-SHA256 of a fixed label under it):
+    /// tells whether two replicas hold the same key without revealing it.
+    pub fn check_value(&self) -> [u8; 32] {
+        use hmac::{Hmac, Mac};
+        let Ok(mut mac) = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.0) else {
+            // HMAC takes a key of any length; unreachable.
+            return [0; 32];
+        };
+        mac.update(b"latet/master-key-check/v1");
+        mac.finalize().into_bytes().into()
+    }
+
     fn read(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|err| {
             ControlError::Io(format!("master key file {}: {err}", path.display()))

@@ -22,8 +22,9 @@ use latet_core::Kind;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-/// Most values one forget or entries call may carry (F3).
-pub const MAX_VALUES_PER_CALL: usize = 1_000;
+/// Most values one forget or entries call may carry (F3): the wire's, which
+/// the gateway splits its entries calls by.
+pub const MAX_VALUES_PER_CALL: usize = latet_core::wire::MAX_VALUES_PER_CALL;
 /// Most events one feed answer carries.
 pub const MAX_EVENTS_PER_ANSWER: u64 = 1_000;
 /// Longest value accepted (bytes).
@@ -581,6 +582,16 @@ impl EntryPlanner<'_, '_> {
     ) -> Result<Entry> {
         if let Some(found) = self.lookup(value)? {
             return Ok(found);
+        }
+        // One of this vault's active surrogates, sent by a gateway that has
+        // not heard of it yet (its feed is a moment behind the entries call
+        // that made it): its own entry, so the gateway learns it is a
+        // surrogate and leaves it as written. Never an entry of its own: a
+        // surrogate is not a person's value, and a second surrogate for it
+        // would restore to the first, not to the value it stands for.
+        let hash = retired_hash(&self.secrets.retired_salt, value);
+        if let Some(row) = self.tx.entry_by_surrogate(&hash)? {
+            return self.vaults.open_entry(self.secrets, self.key.id, &row);
         }
         if self.count >= self.key.value_limit {
             return Err(ControlError::VaultFull {

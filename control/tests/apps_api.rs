@@ -172,10 +172,9 @@ fn a_failing_admin_log_forgets_nothing_and_answers_503() {
     server.entries(&gateway, &[("email", "mario.rossi@acme.it")]);
     let before = server.snapshot(&gateway);
 
-    // The fault: the admin log refuses every row (a trigger in the real file).
-    let db = rusqlite::Connection::open(dir.path().join("latet.db")).unwrap();
-    db.execute_batch("CREATE TRIGGER refuse_log BEFORE INSERT ON admin_log BEGIN SELECT RAISE(ABORT, 'injected fault'); END;")
-        .unwrap();
+    // The fault: the admin log refuses every row (a trigger in the real store).
+    let (refuse, allow) = server.refuse_inserts("admin_log");
+    server.exec_sql(&refuse);
     let values = json!({"values": ["mario.rossi@acme.it"]});
     let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &values);
     assert_eq!(status, 503, "{body}");
@@ -199,7 +198,7 @@ fn a_failing_admin_log_forgets_nothing_and_answers_503() {
     assert_eq!(feed["events"], json!([]));
 
     // The fault gone, the same call forgets.
-    db.execute_batch("DROP TRIGGER refuse_log;").unwrap();
+    server.exec_sql(&allow);
     let (status, body) = server.post("/_latet/apps/v1/forget", Some(&eraser), &values);
     assert_eq!((status, body), (200, json!({"forgotten": 1, "unknown": 0})));
     assert_eq!(server.admin_log("apps.forgotten").len(), 1);

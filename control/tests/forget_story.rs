@@ -193,3 +193,48 @@ fn a_gateway_behind_the_kept_feed_is_told_to_take_a_snapshot() {
         json!({"status": "events", "version": 1, "head": 6, "events": []})
     );
 }
+
+#[test]
+fn an_active_surrogate_asked_for_as_a_value_gets_its_own_entry_back() {
+    // A gateway whose feed is a moment behind sees a surrogate another
+    // worker just got, takes it for a new value and asks for its entry.
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let gateway = server.create_key("Shop");
+    let first = server.entries(
+        &gateway,
+        &[("email", "mario.rossi@acme.it"), ("name", "Mario Rossi")],
+    );
+    let mail = surrogate_of(&first, "mario.rossi@acme.it").unwrap();
+    let name = surrogate_of(&first, "Mario Rossi").unwrap();
+    let domain = surrogate_of(&first, "acme.it").unwrap();
+    let seq_before = server.snapshot(&gateway)["seq"].clone();
+
+    let asked = server.entries(
+        &gateway,
+        &[("email", &mail), ("name", &name), ("domain", &domain)],
+    );
+    let entries = asked["entries"].as_array().unwrap();
+    let pairs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["value"].as_str().unwrap(),
+                e["surrogate"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("mario.rossi@acme.it", mail.as_str()),
+            ("Mario Rossi", name.as_str()),
+            ("acme.it", domain.as_str()),
+        ],
+        "each surrogate's own entry, in the order asked"
+    );
+    // Nothing was created: no surrogate became a value.
+    let snapshot = server.snapshot(&gateway);
+    assert_eq!(snapshot["seq"], seq_before);
+    assert_eq!(snapshot["entries"].as_array().unwrap().len(), 3);
+}

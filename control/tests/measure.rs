@@ -75,11 +75,11 @@ fn measure_snapshot_of_100k_entries() {
             body.len() as f64 / (1024.0 * 1024.0)
         );
     }
-    let db = std::fs::metadata(dir.path().join("latet.db"))
-        .unwrap()
-        .len();
-    println!(
-        "database file: {:.1} MiB (WAL aside)",
-        db as f64 / (1024.0 * 1024.0)
-    );
+    if let Some(file) = server.sqlite_file() {
+        let db = std::fs::metadata(file).unwrap().len();
+        println!(
+            "database file: {:.1} MiB (WAL aside)",
+            db as f64 / (1024.0 * 1024.0)
+        );
+    }
 }

@@ -194,22 +194,58 @@ pub struct EntriesResponse {
     pub entries: Vec<Entry>,
 }
 
+/// Most values one entries call (and one forget call) may carry. The
+/// gateway asks for more in several calls; the control service refuses a
+/// call over it.
+pub const MAX_VALUES_PER_CALL: usize = 1_000;
+
 /// The error code the control service answers (status 410) to every call
 /// made with a token of a deleted key.
 pub const KEY_DELETED_ERROR: &str = "key_deleted";
 
-/// Whether an answer of the control service says the caller's key was
-/// deleted: status 410 and `{"error": "key_deleted", …}`. The gateway then
-/// drops everything it cached for the key.
-pub fn is_key_deleted(status: u16, body: &[u8]) -> bool {
+/// The error code the control service answers (status 403) to every call
+/// made with a token of a disabled key.
+pub const KEY_DISABLED_ERROR: &str = "key_disabled";
+
+/// Why the control service refused a gateway's call, as its answer says.
+/// Each cause has its own remedy, so the gateway names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlRefusal {
+    /// 410 `key_deleted`: the key and its vault are gone for good.
+    KeyDeleted,
+    /// 403 `key_disabled`: an operator disabled the key.
+    KeyDisabled,
+    /// 401, or 403 for any other reason: the token is unknown, revoked,
+    /// or lacks the gateway permission.
+    TokenRefused,
+}
+
+/// The refusal an answer of the control service carries, if it is one.
+pub fn control_refusal(status: u16, body: &[u8]) -> Option<ControlRefusal> {
     #[derive(Deserialize)]
     struct ErrorBody<'a> {
         #[serde(borrow)]
         error: std::borrow::Cow<'a, str>,
     }
-    status == 410
-        && serde_json::from_slice::<ErrorBody<'_>>(body)
-            .is_ok_and(|answer| answer.error == KEY_DELETED_ERROR)
+    let code = || serde_json::from_slice::<ErrorBody<'_>>(body).ok();
+    match status {
+        401 => Some(ControlRefusal::TokenRefused),
+        403 if code().is_some_and(|b| b.error == KEY_DISABLED_ERROR) => {
+            Some(ControlRefusal::KeyDisabled)
+        }
+        403 => Some(ControlRefusal::TokenRefused),
+        410 if code().is_some_and(|b| b.error == KEY_DELETED_ERROR) => {
+            Some(ControlRefusal::KeyDeleted)
+        }
+        _ => None,
+    }
+}
+
+/// Whether an answer of the control service says the caller's key was
+/// deleted: status 410 and `{"error": "key_deleted", …}`. The gateway then
+/// drops everything it cached for the key.
+pub fn is_key_deleted(status: u16, body: &[u8]) -> bool {
+    control_refusal(status, body) == Some(ControlRefusal::KeyDeleted)
 }
 
 /// Checks a document's version.
@@ -264,6 +300,29 @@ fn wire_error(err: serde_json::Error) -> CoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_refusals_are_told_apart_by_status_and_code() {
+        let deleted = br#"{"error":"key_deleted","message":"m"}"#;
+        let disabled = br#"{"error":"key_disabled","message":"m"}"#;
+        let forbidden = br#"{"error":"forbidden","message":"m"}"#;
+        let cases: &[(u16, &[u8], Option<ControlRefusal>)] = &[
+            (410, deleted, Some(ControlRefusal::KeyDeleted)),
+            (410, b"", None),
+            (403, disabled, Some(ControlRefusal::KeyDisabled)),
+            (403, forbidden, Some(ControlRefusal::TokenRefused)),
+            (403, b"not json", Some(ControlRefusal::TokenRefused)),
+            (401, b"", Some(ControlRefusal::TokenRefused)),
+            (400, disabled, None),
+            (503, deleted, None),
+            (200, b"{}", None),
+        ];
+        for (status, body, want) in cases {
+            assert_eq!(control_refusal(*status, body), *want, "status {status}");
+        }
+        assert!(is_key_deleted(410, deleted));
+        assert!(!is_key_deleted(403, disabled));
+    }
 
     fn entry(n: u8) -> Entry {
         Entry {

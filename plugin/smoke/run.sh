@@ -15,9 +15,11 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 control=$(free_port); upstream=$(free_port); listen=$(free_port); admin=$(free_port); plain=$(free_port)
+misconfigured=$(free_port)
+misconfig='{"controlCluster": "latet_nowhere", "gatewayToken": "smoke-token", "tickMs": 200, "leaseMs": 1000}'
 config='{"controlCluster": "latet_control", "gatewayToken": "smoke-token", "tickMs": 200, "leaseMs": 1000, "feedWaitMs": 1000}'
-sed -e "s|@ADMIN@|$admin|; s|@PLAIN@|$plain|; s|@LISTEN@|$listen|; s|@UPSTREAM@|$upstream|; s|@CONTROL@|$control|" \
-    -e "s|@WASM@|$wasm|g; s|@CONFIG@|$config|g" "$here/envoy.yaml.in" > "$work/envoy.yaml"
+sed -e "s|@ADMIN@|$admin|; s|@PLAIN@|$plain|; s|@LISTEN@|$listen|; s|@UPSTREAM@|$upstream|; s|@CONTROL@|$control|; s|@MISCONFIGURED@|$misconfigured|" \
+    -e "s|@WASM@|$wasm|g; s|@CONFIG@|$config|g; s|@MISCONFIG@|$misconfig|g" "$here/envoy.yaml.in" > "$work/envoy.yaml"
 python3 "$here/fakes.py" "$control" "$upstream" "$work/upstream.log" > "$work/fakes.out" 2>&1 &
 pids+=($!)
 setsid "$envoy_bin" -c "$work/envoy.yaml" --concurrency 2 --log-level warn \
@@ -54,6 +56,15 @@ for _ in 1 2 3 4 5 6; do   # several requests: both workers
     grep -q "Mario" <<<"$answer" && restored=1
 done
 check "after the forget no worker restores the old surrogate" '[[ $restored == 0 ]]'
+# A controlCluster naming no cluster: refused with that cause, the log names it.
+refused=""
+for _ in $(seq 30); do
+    refused=$(curl -s "http://127.0.0.1:$misconfigured/v1/chat/completions" \
+        -H 'content-type: application/json' -d '{"messages":[]}')
+    grep -q latet_control_cluster_unknown <<<"$refused" && break; sleep 0.2
+done
+check "an unknown controlCluster is refused by name" 'grep -q latet_control_cluster_unknown <<<"$refused"'
+check "the log names the unknown cluster" 'grep -q "no cluster named .latet_nowhere. (controlCluster)" "$work/envoy.log"'
 curl -s "http://127.0.0.1:$admin/stats" > "$work/stats"
 check "metrics appear as wasmcustom" 'grep -q "wasmcustom.latet_values_masked_total" "$work/stats"'
 check "forget applied on the workers" 'grep -E "wasmcustom.latet_forget_events_applied_total: [1-9]" "$work/stats" >/dev/null'

@@ -14,10 +14,11 @@
 
 use crate::config::FailureMode;
 use crate::config::RestoreScopeMode;
-use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
+use crate::host::{Callout, CalloutAnswer, Flow, Host, HostError, Level};
 use crate::metrics::{Metric, Stopwatch};
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
+use crate::shared::read_sync_cause;
 use crate::worker::Worker;
 use latet_core::mask::{MaskOptions, MaskOutcome, MaskStats};
 use latet_core::provider::ProviderRef;
@@ -25,7 +26,8 @@ use latet_core::restore::{
     restore_body, AnswerFormat, RequestScope, RestoreStats, RestoreView, StreamRestorer,
 };
 use latet_core::wire::{
-    is_key_deleted, parse_entries_response, EntriesRequest, NewValue, WIRE_VERSION,
+    control_refusal, parse_entries_response, ControlRefusal, EntriesRequest, NewValue,
+    MAX_VALUES_PER_CALL, WIRE_VERSION,
 };
 use latet_core::CoreError;
 use std::rc::Rc;
@@ -38,9 +40,11 @@ pub const REFUSED_PATH: &str = "/latet-refused";
 /// Header set on answers that were not restored, with the reason.
 pub const RESTORE_HEADER: &str = "x-latet-restore";
 
-/// How many entries callouts one request may make: one for its headers and
-/// one for its body, each asked once more when a forget between the answer
-/// and its use made the entries stale.
+/// How many entries callouts one request may make without progress: one
+/// for its headers and one for its body, each asked once more when a forget
+/// between the answer and its use made the entries stale. A request with
+/// more new values than one call carries asks in chunks; a chunk that left
+/// fewer new values than the call before is progress, not counted.
 const MAX_ENTRIES_CALLOUTS: u8 = 4;
 
 /// Where the request is.
@@ -86,6 +90,12 @@ pub struct Exchange {
     /// depend on it: Gemini's JSON-array stream).
     path: String,
     entries_callouts: u8,
+    /// How many new values the last entries call was asked for (all of
+    /// them, before the chunk was cut): progress is fewer than that.
+    last_new_values: Option<usize>,
+    /// Why the last entries call gave nothing: the refusal under
+    /// `failureMode: reject`, the cause logged under `redact`.
+    entries_failure: Refusal,
     /// The request body's buffered size so far (trailers end it).
     body_size: usize,
     /// The entries this request's masking used: what its answer restores
@@ -115,6 +125,8 @@ impl Exchange {
             provider,
             path: String::new(),
             entries_callouts: 0,
+            last_new_values: None,
+            entries_failure: Refusal::EntriesUnavailable,
             body_size: 0,
             scope: RequestScope::default(),
             timing: Timing::default(),
@@ -150,13 +162,15 @@ impl Exchange {
     }
 
     /// Why the vault cannot serve a request now, if it cannot: the key was
-    /// deleted, no snapshot yet, or events it could not apply.
-    fn vault_refusal(&self, caught_up: &crate::vault::CatchUp) -> Option<Refusal> {
+    /// deleted, no snapshot yet (with the sync service's cause when it
+    /// published one: unknown cluster, refused token, disabled key), or
+    /// events it could not apply.
+    fn vault_refusal(&self, host: &dyn Host, caught_up: &crate::vault::CatchUp) -> Option<Refusal> {
         let vault = self.worker.vault.borrow();
         if vault.is_key_deleted() {
             Some(Refusal::KeyDeleted)
         } else if !vault.is_ready() {
-            Some(Refusal::VaultNotReady)
+            Some(read_sync_cause(host).unwrap_or(Refusal::VaultNotReady))
         } else if !caught_up.current {
             Some(Refusal::VaultBehind)
         } else {
@@ -181,7 +195,7 @@ impl Exchange {
         // Headers, path and query leave now: they are examined first, with
         // every forget applied.
         let caught_up = self.worker.catch_up(host);
-        if let Some(refusal) = self.vault_refusal(&caught_up) {
+        if let Some(refusal) = self.vault_refusal(host, &caught_up) {
             return self.refuse(host, refusal);
         }
         self.mask_headers(host, end_of_stream, false, false)
@@ -249,7 +263,7 @@ impl Exchange {
     /// The failure mode for headers: reject (503) or redact new values.
     fn fail_headers(&mut self, host: &dyn Host, end_of_stream: bool, resuming: bool) -> Flow {
         if self.worker.config.failure_mode == FailureMode::Reject {
-            return self.refuse(host, Refusal::EntriesUnavailable);
+            return self.refuse(host, self.entries_failure);
         }
         self.worker.metrics.add(host, Metric::RequestsRedacted, 1);
         self.mask_headers(host, end_of_stream, resuming, true)
@@ -318,7 +332,7 @@ impl Exchange {
         }
         // Forgets first: before the body is read or masked.
         let caught_up = self.worker.catch_up(host);
-        if let Some(refusal) = self.vault_refusal(&caught_up) {
+        if let Some(refusal) = self.vault_refusal(host, &caught_up) {
             return self.refuse(host, refusal);
         }
         let body = host.request_body(size).unwrap_or_default();
@@ -410,10 +424,17 @@ impl Exchange {
         }
     }
 
-    /// Sends one entries callout for `values`; its token, or `None` when
-    /// it could not be sent (counted and logged).
-    fn dispatch_entries(&mut self, host: &dyn Host, values: Vec<NewValue>) -> Option<u32> {
-        self.entries_callouts += 1;
+    /// Sends one entries callout for `values` (the first
+    /// [`MAX_VALUES_PER_CALL`] of them: the rest are asked for when the
+    /// masking that follows finds them still new); its token, or `None`
+    /// when it could not be sent (counted and logged).
+    fn dispatch_entries(&mut self, host: &dyn Host, mut values: Vec<NewValue>) -> Option<u32> {
+        let progress = self.last_new_values.is_some_and(|last| values.len() < last);
+        self.last_new_values = Some(values.len());
+        if !progress {
+            self.entries_callouts += 1;
+        }
+        values.truncate(MAX_VALUES_PER_CALL);
         let metrics = &self.worker.metrics;
         metrics.add(host, Metric::NewValues, values.len());
         metrics.add(host, Metric::EntriesCallouts, 1);
@@ -440,9 +461,20 @@ impl Exchange {
         match host.dispatch(&callout) {
             Ok(token) => Some(token),
             Err(err) => {
+                let cause = if err == HostError::BadArgument {
+                    // Envoy refuses a call to a cluster it does not know.
+                    self.entries_failure = Refusal::ControlClusterUnknown;
+                    format!(
+                        "Envoy has no cluster named \"{}\" (controlCluster)",
+                        config.control_cluster
+                    )
+                } else {
+                    self.entries_failure = Refusal::EntriesUnavailable;
+                    format!("{err:?}")
+                };
                 host.log(
                     Level::Warn,
-                    &format!("latet: entries call not dispatched ({err:?})"),
+                    &format!("latet: entries call not dispatched: {cause}"),
                 );
                 self.worker
                     .metrics
@@ -473,7 +505,8 @@ impl Exchange {
         self.worker
             .metrics
             .set(host, Metric::EntriesCalloutDuration, waited);
-        if is_key_deleted(answer.status, &answer.body) {
+        let refused = control_refusal(answer.status, &answer.body);
+        if refused == Some(ControlRefusal::KeyDeleted) {
             // Before the poller publishes it: this worker drops the vault now.
             host.log(
                 Level::Warn,
@@ -483,9 +516,10 @@ impl Exchange {
             self.refuse(host, Refusal::KeyDeleted);
             return;
         }
+        self.entries_failure = refused.map_or(Refusal::EntriesUnavailable, Refusal::of_control);
         // Forgets that arrived while waiting go first.
         let caught_up = self.worker.catch_up(host);
-        if let Some(refusal) = self.vault_refusal(&caught_up) {
+        if let Some(refusal) = self.vault_refusal(host, &caught_up) {
             self.refuse(host, refusal);
             return;
         }
@@ -496,8 +530,9 @@ impl Exchange {
             }
         } else {
             Err(CoreError::Wire(format!(
-                "entries call answered status {}",
-                answer.status
+                "entries call answered status {} ({})",
+                answer.status,
+                self.entries_failure.error_type()
             )))
         };
         // A forget that moved the generation in between: mask again, which
@@ -531,7 +566,7 @@ impl Exchange {
     /// The failure mode: reject (503) or redact new values and forward.
     fn fail(&mut self, host: &dyn Host, body: Vec<u8>, size: usize, resuming: bool) -> Flow {
         if self.worker.config.failure_mode == FailureMode::Reject {
-            return self.refuse(host, Refusal::EntriesUnavailable);
+            return self.refuse(host, self.entries_failure);
         }
         let watch = Stopwatch::start(host);
         let outcome = self.worker.vault.borrow_mut().mask(

@@ -13,17 +13,20 @@
 //! the forgotten entries before the state record moves.
 
 use crate::config::FilterConfig;
-use crate::host::{Callout, CalloutAnswer, Host, Level};
+use crate::host::{Callout, CalloutAnswer, Host, HostError, Level};
 use crate::metrics::{Metric, Metrics};
+use crate::reply::Refusal;
 use crate::shared::{
-    read_events, read_lease, read_list, read_snapshot, read_state, write_json, EVENTS_KEY,
-    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+    read_events, read_lease, read_list, read_snapshot, read_state, write_json, write_sync_cause,
+    EVENTS_KEY, QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
 };
 use latet_core::feed::{
     append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
     NextCall, PublishedState,
 };
-use latet_core::wire::{is_key_deleted, parse_feed_answer, parse_snapshot, EntryId, Event};
+use latet_core::wire::{
+    control_refusal, parse_feed_answer, parse_snapshot, ControlRefusal, EntryId, Event,
+};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -54,6 +57,9 @@ pub struct Poller {
     need_snapshot: bool,
     retry_at_ms: u64,
     failures: u32,
+    /// The sync cause last written to shared data (`None`: not yet
+    /// written by this poller, so the first outcome is written).
+    published_cause: Option<Option<Refusal>>,
 }
 
 impl Poller {
@@ -66,6 +72,7 @@ impl Poller {
             need_snapshot: false,
             retry_at_ms: 0,
             failures: 0,
+            published_cause: None,
         }
     }
 
@@ -114,6 +121,18 @@ impl Poller {
         };
         match host.dispatch(&callout) {
             Ok(token) => self.in_flight = Some((token, kind)),
+            Err(HostError::BadArgument) => {
+                // Envoy refuses a call to a cluster it does not know.
+                host.log(
+                    Level::Error,
+                    &format!(
+                        "latet sync: Envoy has no cluster named \"{}\" (controlCluster): the control service cannot be reached",
+                        self.config.control_cluster
+                    ),
+                );
+                self.publish_cause(host, Some(Refusal::ControlClusterUnknown));
+                self.failed(host, metrics);
+            }
             Err(err) => {
                 host.log(
                     Level::Warn,
@@ -141,12 +160,32 @@ impl Poller {
             // Another poller took over: publishing now could race it.
             return true;
         }
-        if is_key_deleted(answer.status, &answer.body) {
-            self.publish_key_deleted(host);
-            // Asked again after the backoff: a token of a deleted key never
-            // works again, but the gateway may be given another.
-            self.failed(host, metrics);
-            return true;
+        match control_refusal(answer.status, &answer.body) {
+            Some(ControlRefusal::KeyDeleted) => {
+                self.publish_key_deleted(host);
+                // Asked again after the backoff: a token of a deleted key
+                // never works again, but the gateway may be given another.
+                self.failed(host, metrics);
+                return true;
+            }
+            Some(refused) => {
+                // The cached vault stays: it still masks what it holds, and
+                // restoring stops by itself once the feed is stale.
+                let cause = Refusal::of_control(refused);
+                host.log(
+                    Level::Error,
+                    &format!(
+                        "latet sync: the control service refused the {} call with status {} ({})",
+                        kind_name(kind),
+                        answer.status,
+                        cause.error_type()
+                    ),
+                );
+                self.publish_cause(host, Some(cause));
+                self.failed(host, metrics);
+                return true;
+            }
+            None => {}
         }
         if answer.status != 200 {
             host.log(
@@ -165,6 +204,7 @@ impl Poller {
             InFlight::Feed => self.publish_feed(host, metrics, &answer.body),
         };
         if published {
+            self.publish_cause(host, None);
             self.failures = 0;
             self.retry_at_ms = 0;
             // Long-poll again at once.
@@ -173,6 +213,16 @@ impl Poller {
             self.failed(host, metrics);
         }
         true
+    }
+
+    /// Writes the sync cause when it changed (a fresh poller writes once).
+    fn publish_cause(&mut self, host: &dyn Host, cause: Option<Refusal>) {
+        if self.published_cause == Some(cause) {
+            return;
+        }
+        if write_sync_cause(host, cause).is_ok() {
+            self.published_cause = Some(cause);
+        }
     }
 
     fn still_holder(&self, host: &dyn Host) -> bool {

@@ -20,6 +20,10 @@ pub const QUEUES_KEY: &str = "latet.v1.queues";
 pub const QUEUE_COUNTER_KEY: &str = "latet.v1.queue_counter";
 /// Prefix of the workers' wake-up queue names.
 pub const QUEUE_PREFIX: &str = "latet-wake-";
+/// Why the sync service's last call to the control service failed: the
+/// error type of a [`crate::reply::Refusal`] sync cause, or empty once a
+/// call answered. A worker without a snapshot refuses with it.
+pub const SYNC_CAUSE_KEY: &str = "latet.v1.sync_cause";
 /// The lease holder name of the singleton sync service.
 pub const SYNC_HOLDER: &str = "sync";
 
@@ -39,6 +43,21 @@ pub struct Lease {
 pub fn read_state(host: &dyn Host) -> Option<SharedState> {
     let (bytes, _) = host.shared_get(STATE_KEY).ok()?;
     serde_json::from_slice(&bytes?).ok()
+}
+
+/// The sync service's published cause of failure, if any.
+pub fn read_sync_cause(host: &dyn Host) -> Option<crate::reply::Refusal> {
+    let (bytes, _) = host.shared_get(SYNC_CAUSE_KEY).ok()?;
+    crate::reply::Refusal::sync_cause(std::str::from_utf8(&bytes?).ok()?)
+}
+
+/// Publishes the sync service's cause of failure (`None`: calls answer).
+pub fn write_sync_cause(
+    host: &dyn Host,
+    cause: Option<crate::reply::Refusal>,
+) -> Result<(), HostError> {
+    let text = cause.map_or("", crate::reply::Refusal::error_type);
+    host.shared_set(SYNC_CAUSE_KEY, text.as_bytes(), None)
 }
 
 /// Reads the shared events (empty when absent or unreadable).

@@ -3,6 +3,7 @@
 use crate::error::{ControlError, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::path::Path;
 use std::time::Duration;
 
 /// How long one call may take (a forget batch may index a large vault first).
@@ -16,16 +17,39 @@ pub struct AdminClient {
 }
 
 impl AdminClient {
-    /// A client for `server` (`http://host:port`) with the admin token.
-    pub fn new(server: &str, token: String) -> Self {
-        Self {
-            base: server.trim_end_matches('/').to_string(),
-            token,
-            agent: ureq::AgentBuilder::new()
-                .timeout_connect(Duration::from_secs(10))
-                .timeout(CALL_TIMEOUT)
-                .build(),
+    /// A client for `server` (`https://host:port` or `http://host:port`)
+    /// with the admin token. With `ca_cert`, HTTPS trusts only the CAs of
+    /// that PEM file (a private CA); without, the built-in Mozilla roots.
+    /// A CA with a plain-HTTP URL is refused: the token would go in clear.
+    pub fn new(server: &str, token: String, ca_cert: Option<&Path>) -> Result<Self> {
+        let base = server.trim_end_matches('/').to_string();
+        let scheme = base.split_once("://").map(|(scheme, _)| scheme);
+        let mut builder = ureq::AgentBuilder::new()
+            .timeout_connect(Duration::from_secs(10))
+            .timeout(CALL_TIMEOUT);
+        match (scheme, ca_cert) {
+            (Some("https"), Some(ca)) => {
+                builder = builder.tls_config(crate::tls::client_config("--ca-cert", ca)?);
+            }
+            (Some("https"), None) => {}
+            (Some("http"), None) => {}
+            (Some("http"), Some(_)) => {
+                return Err(ControlError::Refused(format!(
+                    "--ca-cert (or LATET_CA_CERT) is set but --server {base} is plain HTTP: \
+                     use https:// (or unset the CA)"
+                )))
+            }
+            _ => {
+                return Err(ControlError::Refused(format!(
+                    "--server {base}: expected https://host:port or http://host:port"
+                )))
+            }
         }
+        Ok(Self {
+            base,
+            token,
+            agent: builder.build(),
+        })
     }
 
     fn url(&self, path: &str) -> String {
@@ -57,7 +81,7 @@ impl AdminClient {
             }
             Err(err) => Err(ControlError::Io(format!(
                 "cannot reach the server: {}",
-                err.kind()
+                transport_reason(&err)
             ))),
         }
     }
@@ -90,6 +114,50 @@ impl AdminClient {
                 .set("Authorization", &format!("Bearer {}", self.token))
                 .send_json(body),
         )
+    }
+}
+
+/// Why a call did not get an answer: the kind, and for TLS what rustls
+/// said with a hint at the fix. URLs and reasons name no value or token.
+fn transport_reason(err: &ureq::Error) -> String {
+    // ureq wraps rustls's error in an io::Error, whose `source()` skips
+    // the wrapped error itself: look inside with `get_ref`.
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+    while let Some(current) = source {
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return match tls {
+                rustls::Error::InvalidCertificate(reason) => format!(
+                    "TLS: the server's certificate was refused ({reason}); \
+                     for a private CA pass --ca-cert FILE or set LATET_CA_CERT"
+                ),
+                rustls::Error::InvalidMessage(_) => {
+                    "TLS: the server did not answer with TLS (is it plain HTTP? use http://)"
+                        .to_string()
+                }
+                other => format!("TLS: {other}"),
+            };
+        }
+        source = match current.downcast_ref::<std::io::Error>() {
+            Some(io) => match io.get_ref() {
+                Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+                None => None,
+            },
+            None => current.source(),
+        };
+    }
+    match err {
+        ureq::Error::Transport(transport) => {
+            let mut reason = transport.kind().to_string();
+            if let Some(message) = transport.message() {
+                reason.push_str(&format!(": {message}"));
+            }
+            // The OS's reason (`Connection refused`), when there is one.
+            if let Some(source) = std::error::Error::source(transport) {
+                reason.push_str(&format!(" ({source})"));
+            }
+            reason
+        }
+        other => other.kind().to_string(),
     }
 }
 

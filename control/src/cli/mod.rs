@@ -24,7 +24,10 @@ pub const DEFAULT_ADMIN_TOKEN_FILE: &str = ".latet/admin.token";
     name = "latet",
     version,
     about = "Latet control service and admin CLI",
-    subcommand_required = true
+    subcommand_required = true,
+    after_help = "Environment: LATET_SERVER, LATET_ADMIN_TOKEN_FILE and LATET_CA_CERT stand in \
+                  for --server, --admin-token-file and --ca-cert when those are not given; \
+                  a flag always wins. LATET_MASTER_KEY: see `latet serve --help`."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,14 +44,16 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ServeArgs {
-    /// SQLite database file (created when missing).
+    /// SQLite database file (created when missing), or postgres://USER@HOST/DATABASE
+    /// for a database shared by several replicas.
     #[arg(long, default_value = ".latet/latet.db")]
-    db: PathBuf,
+    db: OsString,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8787")]
     listen: SocketAddr,
-    /// Admin token file (created with mode 0600 when missing).
-    #[arg(long, default_value = DEFAULT_ADMIN_TOKEN_FILE)]
+    /// Admin token file (created with mode 0600 when missing). Default:
+    /// LATET_ADMIN_TOKEN_FILE when set, else .latet/admin.token.
+    #[arg(long, env = "LATET_ADMIN_TOKEN_FILE", default_value = DEFAULT_ADMIN_TOKEN_FILE)]
     admin_token_file: PathBuf,
     /// Master key file (64 hex digits); else LATET_MASTER_KEY, else generated beside the database.
     #[arg(long)]
@@ -60,16 +65,34 @@ struct ServeArgs {
     /// `detectors` object (`person`, `neverMask`, `rules`, ...). Default: all on.
     #[arg(long)]
     detectors: Option<PathBuf>,
+    /// Serve HTTPS with this certificate chain (PEM, the server's
+    /// certificate first); needs --tls-key. Without both: plain HTTP.
+    #[arg(long, requires = "tls_key", value_name = "FILE")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, requires = "tls_cert", value_name = "FILE")]
+    tls_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "A flag wins over its environment variable: --server over LATET_SERVER, \
+                        --admin-token-file over LATET_ADMIN_TOKEN_FILE, --ca-cert over LATET_CA_CERT."
+)]
 struct ServerArgs {
-    /// The control service, e.g. http://127.0.0.1:8787.
-    #[arg(long)]
+    /// The control service, e.g. https://latet-control:8787 or
+    /// http://127.0.0.1:8787. Default: LATET_SERVER.
+    #[arg(long, env = "LATET_SERVER", value_name = "URL")]
     server: String,
-    /// The admin token file.
-    #[arg(long, default_value = DEFAULT_ADMIN_TOKEN_FILE)]
+    /// The admin token file. Default: LATET_ADMIN_TOKEN_FILE when set, else
+    /// .latet/admin.token.
+    #[arg(long, env = "LATET_ADMIN_TOKEN_FILE", default_value = DEFAULT_ADMIN_TOKEN_FILE)]
     admin_token_file: PathBuf,
+    /// Trust only the CAs of this PEM file for an https:// server (a
+    /// private CA), instead of the built-in Mozilla roots. Default:
+    /// LATET_CA_CERT.
+    #[arg(long, env = "LATET_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
     #[command(subcommand)]
     command: ServerCommand,
 }
@@ -168,8 +191,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         // clap would print the whole help; a short usage names the mistake.
         eprintln!(
             "error: latet requires a subcommand: `serve` or `server`\n\n\
-             Usage: latet serve --db FILE --listen ADDR --admin-token-file FILE\n       \
-             latet server --server URL [--admin-token-file FILE] <keys|log> ...\n\n\
+             Usage: latet serve --db FILE --listen ADDR --admin-token-file FILE [--tls-cert FILE --tls-key FILE]\n       \
+             latet server --server URL [--admin-token-file FILE] [--ca-cert FILE] <keys|log> ...\n\n\
              For more information, try '--help'."
         );
         return 2;
@@ -211,19 +234,23 @@ fn run_serve(args: ServeArgs) -> Result<i32> {
         .build()
         .map_err(|err| ControlError::Io(format!("runtime: {err}")))?;
     runtime.block_on(serve(ServeOptions {
-        db: args.db,
+        db: crate::store::database::Database::parse(&args.db)?,
         listen: args.listen,
         admin_token_file: args.admin_token_file,
         master_key_file: args.master_key_file,
         feed_keep: args.feed_keep,
         detectors: crate::serve::detectors_from(args.detectors.as_deref())?,
+        tls: match (args.tls_cert, args.tls_key) {
+            (Some(cert), Some(key)) => Some(crate::serve::TlsFiles { cert, key }),
+            _ => None,
+        },
     }))?;
     Ok(0)
 }
 
 fn run_server(args: ServerArgs) -> Result<i32> {
     let token = read_token(&args.admin_token_file)?;
-    let client = AdminClient::new(&args.server, token);
+    let client = AdminClient::new(&args.server, token, args.ca_cert.as_deref())?;
     match args.command {
         ServerCommand::Keys(command) => run_keys(&client, command),
         ServerCommand::Log { action } => {

@@ -5,6 +5,7 @@ use crate::error::ControlError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use latet_core::wire::{KEY_DELETED_ERROR, KEY_DISABLED_ERROR};
 
 impl ControlError {
     /// The HTTP status and stable error code of this error.
@@ -15,8 +16,8 @@ impl ControlError {
             }
             ControlError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ControlError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
-            ControlError::KeyDisabled => (StatusCode::FORBIDDEN, "key_disabled"),
-            ControlError::KeyDeleted => (StatusCode::GONE, "key_deleted"),
+            ControlError::KeyDisabled => (StatusCode::FORBIDDEN, KEY_DISABLED_ERROR),
+            ControlError::KeyDeleted => (StatusCode::GONE, KEY_DELETED_ERROR),
             ControlError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ControlError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ControlError::VaultFull { .. } => (StatusCode::CONFLICT, "vault_full"),

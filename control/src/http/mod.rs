@@ -1,6 +1,6 @@
 //! The HTTP API: gateway, apps and admin routes, `/metrics`,
 //! `/openapi.json`. Handlers authenticate, then run the vault's
-//! (synchronous, SQLite) work on blocking threads.
+//! (synchronous, over the store) work on blocking threads.
 
 pub mod admin;
 pub mod apps;

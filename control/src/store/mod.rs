@@ -1,13 +1,16 @@
-//! Storage behind one trait, so that a PostgreSQL backend can follow the
-//! embedded SQLite one. The store sees values only sealed: ids and surrogate
+//! Storage behind one trait: the embedded SQLite file ([`sqlite`]) or a
+//! PostgreSQL database shared by several replicas ([`postgresql`]), chosen by
+//! `--db` ([`database`]). The store sees values only sealed: ids and surrogate
 //! hashes are keyed hashes, entries are AEAD blobs opened by the vault layer.
 //!
 //! Every method that changes something is one transaction.
 
+pub mod database;
+pub mod postgresql;
 pub mod schema;
 pub mod sqlite;
 
-use crate::error::Result;
+use crate::error::{ControlError, Result};
 use latet_core::wire::{EntryId, RetiredSurrogate};
 
 /// A key (API key) as stored.
@@ -177,6 +180,8 @@ pub trait EntryTx {
     fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>>;
     /// Whether a surrogate hash is taken: an active entry's or a retired one.
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool>;
+    /// The active entry whose surrogate has this hash, if any.
+    fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>>;
     /// Inserts a new entry (visible to later lookups of this transaction).
     fn insert(&mut self, row: EntryRow) -> Result<()>;
 }
@@ -242,4 +247,25 @@ pub trait Store: Send + Sync {
     ) -> Result<ForgetOutcome>;
     /// The admin log, oldest first, optionally of one action.
     fn admin_log(&self, action: Option<&str>) -> Result<Vec<AdminLogRecord>>;
+}
+
+/// The stored body of a `forgotten` event (ids and hashes only), the same
+/// in every backend.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct ForgottenBody {
+    pub ids: Vec<EntryId>,
+    pub retired: Vec<RetiredSurrogate>,
+    pub generation: u64,
+}
+
+pub(crate) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+pub(crate) fn hash16(bytes: &[u8], what: &str) -> Result<[u8; 16]> {
+    <[u8; 16]>::try_from(bytes).map_err(|_| ControlError::Store(format!("{what}: not 16 bytes")))
 }

@@ -1,4 +1,4 @@
-//! The SQLite schema. Values never appear in clear: `entries.sealed` holds
+//! The schemas (SQLite, PostgreSQL: the same tables). Values never appear in clear: `entries.sealed` holds
 //! value and surrogate under the key's root key; ids and surrogate hashes are
 //! keyed hashes.
 
@@ -82,3 +82,83 @@ pub const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("admin_log", "retired", "INTEGER"),
     ("admin_log", "tokens", "INTEGER"),
 ];
+
+/// The PostgreSQL schema, run at every start (idempotent) under an advisory
+/// lock, so that replicas starting together do not race on it. The tables
+/// are SQLite's, with PostgreSQL's types; key ids come from a sequence,
+/// which never gives a number twice (deleted keys' ids included).
+pub const POSTGRES_SCHEMA: &str = r#"
+CREATE SEQUENCE IF NOT EXISTS key_ids;
+CREATE TABLE IF NOT EXISTS keys (
+    id              BIGINT  PRIMARY KEY,
+    name            TEXT    NOT NULL UNIQUE,
+    enabled         BOOLEAN NOT NULL,
+    value_limit     BIGINT  NOT NULL,
+    generation      BIGINT  NOT NULL,
+    seq             BIGINT  NOT NULL,
+    wrapped_secrets BYTEA   NOT NULL,
+    created_at      BIGINT  NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    id          BIGSERIAL PRIMARY KEY,
+    key_id      BIGINT NOT NULL REFERENCES keys(id),
+    name        TEXT   NOT NULL,
+    hash        BYTEA  NOT NULL UNIQUE,
+    permissions TEXT   NOT NULL,
+    created_at  BIGINT NOT NULL,
+    UNIQUE (key_id, name)
+);
+CREATE TABLE IF NOT EXISTS entries (
+    key_id         BIGINT NOT NULL REFERENCES keys(id),
+    id             BYTEA  NOT NULL,
+    surrogate_hash BYTEA  NOT NULL,
+    lead           BIGINT NOT NULL,
+    kind           TEXT   NOT NULL,
+    generation     BIGINT NOT NULL,
+    sealed         BYTEA  NOT NULL,
+    PRIMARY KEY (key_id, id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_by_surrogate ON entries (key_id, surrogate_hash);
+CREATE TABLE IF NOT EXISTS retired (
+    key_id BIGINT NOT NULL REFERENCES keys(id),
+    hash   BYTEA  NOT NULL,
+    lead   BIGINT NOT NULL,
+    PRIMARY KEY (key_id, hash)
+);
+CREATE TABLE IF NOT EXISTS events (
+    key_id BIGINT NOT NULL REFERENCES keys(id),
+    seq    BIGINT NOT NULL,
+    type   TEXT   NOT NULL,
+    -- added: concatenated 16-byte entry ids; forgotten: JSON (ids, hashes).
+    body   BYTEA  NOT NULL,
+    PRIMARY KEY (key_id, seq)
+);
+CREATE TABLE IF NOT EXISTS admin_log (
+    id        BIGSERIAL PRIMARY KEY,
+    at        BIGINT NOT NULL,
+    action    TEXT   NOT NULL,
+    key_name  TEXT,
+    token     TEXT,
+    requested BIGINT,
+    forgotten BIGINT,
+    unknown   BIGINT,
+    retired   BIGINT,
+    tokens    BIGINT
+);
+CREATE INDEX IF NOT EXISTS admin_log_by_action ON admin_log (action, id);
+CREATE TABLE IF NOT EXISTS deleted_keys (
+    id         BIGINT PRIMARY KEY,
+    name       TEXT   NOT NULL,
+    deleted_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deleted_tokens (
+    hash   BYTEA  PRIMARY KEY,
+    key_id BIGINT NOT NULL
+);
+-- What every replica must agree on: the admin token's SHA-256 and a check
+-- value of the master key (an HMAC under it, never the key).
+CREATE TABLE IF NOT EXISTS settings (
+    name  TEXT  PRIMARY KEY,
+    value BYTEA NOT NULL
+);
+"#;

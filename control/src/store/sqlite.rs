@@ -84,18 +84,6 @@ fn insert_log(tx: &Transaction<'_>, log: &AdminLogRecord) -> Result<()> {
     Ok(())
 }
 
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn to_u64(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-fn hash16(bytes: &[u8], what: &str) -> Result<[u8; 16]> {
-    <[u8; 16]>::try_from(bytes).map_err(|_| ControlError::Store(format!("{what}: not 16 bytes")))
-}
-
 const KEY_COLUMNS: &str = "id, name, enabled, value_limit, generation, seq, wrapped_secrets";
 
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
@@ -200,14 +188,6 @@ fn count(tx: &Transaction<'_>, sql: &str, key_id: i64) -> Result<u64> {
     Ok(to_u64(n))
 }
 
-/// The stored body of a `forgotten` event (ids and hashes only).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ForgottenBody {
-    ids: Vec<EntryId>,
-    retired: Vec<RetiredSurrogate>,
-    generation: u64,
-}
-
 struct SqliteEntryTx<'t, 'c> {
     tx: &'t Transaction<'c>,
     key_id: i64,
@@ -231,6 +211,17 @@ impl EntryTx for SqliteEntryTx<'_, '_> {
 
     fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>> {
         read_entry(self.tx, self.key_id, id)
+    }
+
+    fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>> {
+        let raw = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = ?1 AND surrogate_hash = ?2"
+            ))?
+            .query_row(params![self.key_id, &surrogate_hash[..]], entry_from_row)
+            .optional()?;
+        raw.map(entry_row).transpose()
     }
 
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool> {

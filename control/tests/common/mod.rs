@@ -1,5 +1,8 @@
-//! A real `latet serve` on loopback with a real SQLite file in a temp dir,
-//! and small HTTP helpers.
+//! A real `latet serve` on loopback with a real store, and small HTTP
+//! helpers. The store is an SQLite file in the test's temp dir, or, with
+//! `LATET_TEST_STORE=postgres`, a database of its own in the PostgreSQL
+//! cluster at `LATET_TEST_PG_URL` (scripts/pg-test-cluster.sh starts one;
+//! scripts/test.sh runs the suite both ways).
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -15,6 +18,100 @@ pub struct Server {
     pub child: Child,
     pub url: String,
     pub dir: PathBuf,
+    /// Its `--db`: the SQLite file or the PostgreSQL URL.
+    pub db: String,
+}
+
+/// The store the servers of this test run use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// `LATET_TEST_STORE`: `postgres`, or SQLite by default.
+pub fn backend() -> Backend {
+    match std::env::var("LATET_TEST_STORE").as_deref() {
+        Ok("postgres") => Backend::Postgres,
+        Ok("sqlite" | "") | Err(_) => Backend::Sqlite,
+        Ok(other) => panic!("LATET_TEST_STORE: `{other}` is neither sqlite nor postgres"),
+    }
+}
+
+/// The test cluster's URL (`LATET_TEST_PG_URL`, a role that may create
+/// databases). None when absent — unless PostgreSQL runs are required
+/// (`LATET_TEST_PG_REQUIRED=1`, set by scripts/test.sh, or
+/// `LATET_TEST_STORE=postgres`): then its absence fails the test.
+pub fn pg_cluster_url() -> Option<String> {
+    match std::env::var("LATET_TEST_PG_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            let required = std::env::var("LATET_TEST_PG_REQUIRED").is_ok_and(|v| v == "1")
+                || backend() == Backend::Postgres;
+            assert!(
+                !required,
+                "PostgreSQL tests are required but LATET_TEST_PG_URL is not set \
+                 (start a cluster: scripts/pg-test-cluster.sh start DIR)"
+            );
+            eprintln!("LATET_TEST_PG_URL not set: PostgreSQL-only test skipped");
+            None
+        }
+    }
+}
+
+/// `url` with its database name replaced by `name`.
+pub fn with_dbname(url: &str, name: &str) -> String {
+    let after_scheme = url.find("://").map(|i| i + 3).unwrap();
+    let path_start = url[after_scheme..]
+        .find(['/', '?'])
+        .map(|i| after_scheme + i)
+        .unwrap_or(url.len());
+    let query_start = url[path_start..]
+        .find('?')
+        .map(|i| path_start + i)
+        .unwrap_or(url.len());
+    format!("{}/{name}{}", &url[..path_start], &url[query_start..])
+}
+
+/// A fresh database in the test cluster (dropped first if it exists);
+/// returns its URL.
+pub fn fresh_pg_database(cluster: &str, name: &str) -> String {
+    let mut client = postgres::Client::connect(cluster, postgres::NoTls).unwrap();
+    // Two statements: neither may run inside a transaction block.
+    client
+        .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        .unwrap();
+    with_dbname(cluster, name)
+}
+
+/// The database of a test dir: one per dir, made at its first server, kept
+/// across restarts of the server in that dir.
+fn pg_database_of(dir: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let cluster = pg_cluster_url().unwrap();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    dir.hash(&mut hasher);
+    let name = format!("latet_test_{:016x}", hasher.finish());
+    let marker = dir.join("pg-database");
+    if marker.exists() {
+        return std::fs::read_to_string(marker).unwrap();
+    }
+    let url = fresh_pg_database(&cluster, &name);
+    std::fs::write(&marker, &url).unwrap();
+    url
+}
+
+/// A master key file in `dir` (made once): PostgreSQL needs one given.
+pub fn master_key_file(dir: &Path) -> PathBuf {
+    let path = dir.join("master.key");
+    if !path.exists() {
+        let key: [u8; 32] = latet::secrets::random_bytes().unwrap();
+        std::fs::write(&path, latet_core::keyed_hash::to_hex(&key)).unwrap();
+    }
+    path
 }
 
 /// Removes every coding-agent marker from a command's environment (the
@@ -25,6 +122,10 @@ pub fn clean_env(command: &mut Command) -> &mut Command {
             command.env_remove(name);
         }
     }
+    // The CLI's defaults from the environment: each test names its own.
+    for name in ["LATET_SERVER", "LATET_ADMIN_TOKEN_FILE", "LATET_CA_CERT"] {
+        command.env_remove(name);
+    }
     command.env_remove("LATET_MASTER_KEY")
 }
 
@@ -34,11 +135,21 @@ impl Server {
     }
 
     pub fn start_with(dir: &Path, extra: &[&str]) -> Server {
+        let db = match backend() {
+            Backend::Sqlite => dir.join("latet.db").display().to_string(),
+            Backend::Postgres => pg_database_of(dir),
+        };
+        Self::start_on(dir, &db, extra)
+    }
+
+    /// A server on the store `db` (a replica, when another server uses it).
+    pub fn start_on(dir: &Path, db: &str, extra: &[&str]) -> Server {
         let mut command = Command::new(BIN);
-        clean_env(&mut command)
-            .arg("serve")
-            .arg("--db")
-            .arg(dir.join("latet.db"))
+        clean_env(&mut command).arg("serve").arg("--db").arg(db);
+        if db.starts_with("postgres") && !extra.contains(&"--master-key-file") {
+            command.arg("--master-key-file").arg(master_key_file(dir));
+        }
+        command
             .arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--admin-token-file")
@@ -60,7 +171,47 @@ impl Server {
             child,
             url,
             dir: dir.to_path_buf(),
+            db: db.to_string(),
         }
+    }
+
+    /// Runs SQL on the server's store, behind its back (faults, checks).
+    pub fn exec_sql(&self, sql: &str) {
+        if self.db.starts_with("postgres") {
+            let mut client = postgres::Client::connect(&self.db, postgres::NoTls).unwrap();
+            client.batch_execute(sql).unwrap();
+        } else {
+            let conn = rusqlite::Connection::open(&self.db).unwrap();
+            conn.execute_batch(sql).unwrap();
+        }
+    }
+
+    /// SQL that makes every insert into `table` fail, and SQL that undoes it.
+    pub fn refuse_inserts(&self, table: &str) -> (String, String) {
+        if self.db.starts_with("postgres") {
+            (
+                format!(
+                    "CREATE FUNCTION refuse_{table}() RETURNS trigger LANGUAGE plpgsql AS \
+                     $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$; \
+                     CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} \
+                     FOR EACH ROW EXECUTE FUNCTION refuse_{table}();"
+                ),
+                format!("DROP TRIGGER refuse_{table} ON {table}; DROP FUNCTION refuse_{table}();"),
+            )
+        } else {
+            (
+                format!(
+                    "CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} \
+                     BEGIN SELECT RAISE(ABORT, 'injected fault'); END;"
+                ),
+                format!("DROP TRIGGER refuse_{table};"),
+            )
+        }
+    }
+
+    /// The SQLite file, when the store is one.
+    pub fn sqlite_file(&self) -> Option<PathBuf> {
+        (!self.db.starts_with("postgres")).then(|| PathBuf::from(&self.db))
     }
 
     pub fn admin_token(&self) -> String {

@@ -13,8 +13,11 @@ use super::{Finding, RuleConfig};
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::text::on_word_boundaries;
-use aho_corasick::AhoCorasick;
+use aho_corasick::automaton::{Automaton, OverlappingState};
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::Input;
 use std::fmt;
+use std::sync::Arc;
 
 /// Compile-size cap of one operator regex: a pathological pattern is refused
 /// at configuration time instead of eating the VM's memory.
@@ -33,7 +36,10 @@ pub(super) struct RuleSet {
 /// Every dictionary entry of every rule, with the kind of each entry.
 #[derive(Clone)]
 struct Dictionary {
-    automaton: AhoCorasick,
+    /// One automaton type for every use in the filter (the secret prefixes
+    /// too): each type aho-corasick builds adds its search code to the
+    /// `.wasm`. Shared, since detectors are cloned per rebuilt vault.
+    automaton: Arc<NFA>,
     /// Kind of each pattern, by pattern id.
     kinds: Vec<Kind>,
 }
@@ -48,6 +54,54 @@ impl fmt::Debug for RuleSet {
             )
             .finish()
     }
+}
+
+/// Compiles an operator's pattern; the error names the reason and the
+/// character position where the pattern goes wrong, never its text.
+fn compile_rule_regex(pattern: &str) -> Result<regex_lite::Regex, String> {
+    let compile = |p: &str| {
+        regex_lite::RegexBuilder::new(p)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+    };
+    let err = match compile(pattern) {
+        Ok(compiled) => return Ok(compiled),
+        Err(err) => err,
+    };
+    // regex-lite's messages are fixed texts that never quote the pattern.
+    let reason = err.to_string();
+    if reason.contains("size limit") {
+        return Err("field regex: compiles too big (over 1 MiB)".to_string());
+    }
+    match error_position(pattern, &reason, compile) {
+        Some(at) => Err(format!("field regex: {reason} at character {at}")),
+        None => Err(format!("field regex: {reason}")),
+    }
+}
+
+/// Where a pattern goes wrong: regex-lite reports no position, so this is
+/// the shortest prefix that fails with the same reason (the character that
+/// ends it, counted from 1). Patterns are compiled once, at configuration,
+/// and this runs only on a bad one; a long one gets no position.
+fn error_position<E: std::fmt::Display>(
+    pattern: &str,
+    reason: &str,
+    compile: impl Fn(&str) -> Result<regex_lite::Regex, E>,
+) -> Option<usize> {
+    const MAX_SEARCHED: usize = 512;
+    if pattern.chars().count() > MAX_SEARCHED {
+        return None;
+    }
+    let ends = pattern
+        .char_indices()
+        .map(|(at, c)| at + c.len_utf8())
+        .enumerate();
+    for (index, end) in ends {
+        if compile(&pattern[..end]).is_err_and(|e| e.to_string() == reason) {
+            return Some(index + 1);
+        }
+    }
+    None
 }
 
 impl RuleSet {
@@ -69,19 +123,7 @@ impl RuleSet {
                     if pattern.is_empty() {
                         return Err(bad("field regex: empty"));
                     }
-                    // The error's text may quote the pattern; the reason
-                    // names the field only. regex-lite has no error kinds:
-                    // its fixed size-limit message tells the two apart.
-                    let compiled = regex_lite::RegexBuilder::new(pattern)
-                        .size_limit(REGEX_SIZE_LIMIT)
-                        .build()
-                        .map_err(|err| {
-                            if err.to_string().contains("size limit") {
-                                bad("field regex: compiles too big (over 1 MiB)")
-                            } else {
-                                bad("field regex: does not compile")
-                            }
-                        })?;
+                    let compiled = compile_rule_regex(pattern).map_err(|reason| bad(&reason))?;
                     regexes.push((kind, compiled));
                 }
                 (None, Some(words)) => {
@@ -113,9 +155,10 @@ impl RuleSet {
         let dictionary = if entries.is_empty() {
             None
         } else {
-            let automaton = AhoCorasick::builder()
+            let automaton = NFA::builder()
                 .match_kind(aho_corasick::MatchKind::Standard)
                 .build(&entries)
+                .map(Arc::new)
                 .map_err(|_| CoreError::BadRule {
                     index: rules.len().saturating_sub(1),
                     reason: "field dictionary: the entries do not fit in one automaton".into(),
@@ -138,7 +181,20 @@ impl RuleSet {
             }
         }
         if let Some(dictionary) = &self.dictionary {
-            for found in dictionary.automaton.find_overlapping_iter(text) {
+            let input = Input::new(text);
+            let mut state = OverlappingState::start();
+            loop {
+                // Unanchored standard search: it cannot fail.
+                if dictionary
+                    .automaton
+                    .try_find_overlapping(&input, &mut state)
+                    .is_err()
+                {
+                    break;
+                }
+                let Some(found) = state.get_match() else {
+                    break;
+                };
                 let (start, end) = (found.start(), found.end());
                 if on_word_boundaries(text, start, end) {
                     if let Some(kind) = dictionary.kinds.get(found.pattern().as_usize()) {
@@ -219,7 +275,15 @@ mod tests {
             (rule("Bad Kind", Some("x"), None), "rule 0: field kind"),
             (
                 rule("k", Some(secret_pattern), None),
-                "rule 0: field regex: does not compile",
+                "rule 0: field regex: found open group without closing ')' at character 1",
+            ),
+            (
+                rule("k", Some("ab)SECRETPATTERN"), None),
+                "rule 0: field regex: found closing ')' without matching '(' at character 3",
+            ),
+            (
+                rule("k", Some(r"SECRETPATTERN\p{L}"), None),
+                "rule 0: field regex: Unicode character classes are not supported at character 15",
             ),
             (rule("k", Some(""), None), "rule 0: field regex: empty"),
             (

@@ -30,7 +30,10 @@ use super::Finding;
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::text::on_value_boundaries;
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::MatchKind;
+use std::sync::Arc;
 
 /// How far after `-----BEGIN` the END line of a PEM block is looked for: the
 /// largest private keys (RSA 8192) are about 6.5 KB.
@@ -153,15 +156,17 @@ const PREFIXES: &[(&str, Body)] = &[
 /// Finds secrets; built once per configuration (the automaton).
 #[derive(Clone, Debug)]
 pub(super) struct SecretScanner {
-    prefixes: AhoCorasick,
+    /// The operator dictionary's automaton type (one type in the `.wasm`).
+    prefixes: Arc<NFA>,
 }
 
 impl SecretScanner {
     /// Builds the prefix automaton.
     pub(super) fn new() -> Result<Self, CoreError> {
-        let prefixes = AhoCorasick::builder()
+        let prefixes = NFA::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(PREFIXES.iter().map(|(prefix, _)| prefix))
+            .map(Arc::new)
             .map_err(|_| CoreError::BadRule {
                 index: 0,
                 reason: "built-in secret prefixes do not build".into(),
@@ -175,7 +180,8 @@ impl SecretScanner {
         let mut from = 0;
         while from < bytes.len() {
             let input = aho_corasick::Input::new(bytes).span(from..bytes.len());
-            let Some(hit) = self.prefixes.find(input) else {
+            // Unanchored search: it cannot fail.
+            let Ok(Some(hit)) = self.prefixes.try_find(&input) else {
                 break;
             };
             let (hit_start, body_start) = (hit.start(), hit.end());

@@ -126,22 +126,36 @@ fn restore_document(view: &RestoreView<'_>, doc: &Document<'_>) -> (Option<Vec<u
     (splice.apply(doc.bytes()).ok(), stats)
 }
 
+/// Every provider's sealed answer keys, split once and without repeats:
+/// `(parent, key)`, `parent` for the `parent/key` form.
+fn sealed_keys() -> &'static [(Option<&'static str>, &'static str)] {
+    static KEYS: std::sync::OnceLock<Vec<(Option<&'static str>, &'static str)>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut keys = Vec::new();
+        for sealed in REGISTRY.iter().flat_map(|p| p.sealed_answer_keys()) {
+            let split = match sealed.split_once('/') {
+                Some((parent, key)) => (Some(parent), key),
+                None => (None, *sealed),
+            };
+            if !keys.contains(&split) {
+                keys.push(split);
+            }
+        }
+        keys
+    })
+}
+
 /// Whether string `id` sits under a key some provider signs or seals
 /// (`parent/key`: the member `key` of an object that is the member
 /// `parent`).
 fn is_sealed(doc: &Document<'_>, id: NodeId) -> bool {
     doc.key_raw(id).is_some()
-        && REGISTRY.iter().any(|p| {
-            p.sealed_answer_keys()
-                .iter()
-                .any(|sealed| match sealed.split_once('/') {
-                    Some((parent, key)) => {
-                        doc.key_is(id, key)
-                            && doc
-                                .parent(id)
-                                .is_some_and(|holder| doc.key_is(holder, parent))
-                    }
-                    None => doc.key_is(id, sealed),
+        && sealed_keys().iter().any(|(parent, key)| {
+            doc.key_is(id, key)
+                && parent.is_none_or(|parent| {
+                    doc.parent(id)
+                        .is_some_and(|holder| doc.key_is(holder, parent))
                 })
         })
 }

@@ -36,12 +36,14 @@ impl AnswerFormat {
             AnswerFormat::Sse
         } else if is("application/vnd.amazon.eventstream") {
             AnswerFormat::EventStream
-        } else if media.is_empty() || contains_ignore_case(media, "json") || starts_text(media) {
-            if contains_ignore_case(media, "json") && streams_json_array(path) {
+        } else if contains_ignore_case(media, "json") {
+            if streams_json_array(path) {
                 AnswerFormat::JsonArray
             } else {
                 AnswerFormat::Whole
             }
+        } else if media.is_empty() || starts_text(media) {
+            AnswerFormat::Whole
         } else {
             AnswerFormat::Other
         }

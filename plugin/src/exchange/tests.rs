@@ -1053,3 +1053,201 @@ fn a_catch_up_that_reads_something_new_is_timed() {
     worker.catch_up(&host);
     assert_eq!(host.samples(metrics::CATCH_UP_DURATION), vec![7]);
 }
+
+#[test]
+fn refused_entries_calls_are_named_by_their_cause() {
+    let cases: [(u16, &[u8], &str); 4] = [
+        (401, b"", "latet_token_refused"),
+        (
+            403,
+            br#"{"error":"key_disabled","message":"m"}"#,
+            "latet_key_disabled",
+        ),
+        (
+            403,
+            br#"{"error":"forbidden","message":"m"}"#,
+            "latet_token_refused",
+        ),
+        (503, b"", "latet_entries_unavailable"),
+    ];
+    for (status, body, error_type) in cases {
+        let host = ready_host();
+        let mut ex = Exchange::new(worker_with(&host, ""));
+        let sent = chat(&format!("mail {NEW_MAIL}"));
+        send(&host, &mut ex, CHAT, &sent);
+        let token = host.last_callout().unwrap().token;
+        let answer = CalloutAnswer {
+            status,
+            body: body.to_vec(),
+        };
+        ex.on_callout(&host, token, &answer);
+        let replies = host.replies.borrow();
+        assert_eq!(replies[0].0, 503, "status {status}");
+        assert!(replies[0].1.contains(error_type), "{}", replies[0].1);
+        assert_eq!(*host.request_body.borrow(), sent, "nothing forwarded");
+        // The log names the cause with the status, never the value.
+        let logs = host.all_logs();
+        assert!(
+            logs.contains(&format!("status {status} ({error_type})")),
+            "{logs}"
+        );
+        assert!(!logs.contains(NEW_MAIL), "{logs}");
+    }
+    // A controlCluster Envoy does not know: the dispatch is refused.
+    let host = ready_host();
+    host.dispatch_fails.set(true);
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    send(&host, &mut ex, CHAT, &chat(&format!("mail {NEW_MAIL}")));
+    assert_eq!(host.replies.borrow()[0].0, 503);
+    assert!(host.replies.borrow()[0]
+        .1
+        .contains("latet_control_cluster_unknown"));
+    assert!(host
+        .all_logs()
+        .contains("no cluster named \"latet_control\" (controlCluster)"));
+}
+
+#[test]
+fn without_a_snapshot_the_sync_cause_names_the_refusal() {
+    use crate::shared::SYNC_CAUSE_KEY;
+    let cases = [
+        (None, "latet_vault_not_ready"),
+        (Some("latet_token_refused"), "latet_token_refused"),
+        (Some("latet_key_disabled"), "latet_key_disabled"),
+        (
+            Some("latet_control_cluster_unknown"),
+            "latet_control_cluster_unknown",
+        ),
+        // Only sync causes are taken from shared data.
+        (Some("latet_body_too_large"), "latet_vault_not_ready"),
+        (Some(""), "latet_vault_not_ready"),
+    ];
+    for (cause, error_type) in cases {
+        let host = FakeHost::alone();
+        if let Some(cause) = cause {
+            host.put_shared(SYNC_CAUSE_KEY, cause.as_bytes());
+        }
+        let mut ex = Exchange::new(worker_with(&host, ""));
+        host.set_request(CHAT, &chat("hello"));
+        assert_eq!(ex.on_request_headers(&host, false), Flow::Pause);
+        let replies = host.replies.borrow();
+        assert_eq!(replies[0].0, 503);
+        assert!(
+            replies[0].1.contains(error_type),
+            "{cause:?}: {}",
+            replies[0].1
+        );
+    }
+}
+
+/// `count` distinct new e-mail addresses, and their entries.
+fn many_new_mails(count: usize) -> (Vec<String>, Vec<latet_core::wire::Entry>) {
+    let mails: Vec<String> = (0..count).map(|i| format!("person{i}@gmail.com")).collect();
+    let entries = mails
+        .iter()
+        .enumerate()
+        .map(|(i, mail)| {
+            let mut id = [0u8; 16];
+            id[..8].copy_from_slice(&(i as u64 + 1000).to_le_bytes());
+            latet_core::wire::Entry {
+                id: latet_core::wire::EntryId(id),
+                value: mail.clone(),
+                surrogate: format!("stand{i}.in@gmail.com"),
+                kind: Kind::Email,
+                generation: 1,
+            }
+        })
+        .collect();
+    (mails, entries)
+}
+
+fn entries_for(request: &EntriesRequest, all: &[latet_core::wire::Entry]) -> CalloutAnswer {
+    let entries = request
+        .values
+        .iter()
+        .map(|v| all.iter().find(|e| e.value == v.value).unwrap().clone())
+        .collect();
+    let answer = latet_core::wire::EntriesResponse {
+        version: 1,
+        generation: 1,
+        entries,
+    };
+    CalloutAnswer {
+        status: 200,
+        body: serde_json::to_vec(&answer).unwrap(),
+    }
+}
+
+#[test]
+fn more_new_values_than_one_call_carries_are_asked_for_in_chunks() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let (mails, entries) = many_new_mails(2_500);
+    send(&host, &mut ex, CHAT, &chat(&mails.join(" ")));
+    let mut sizes = Vec::new();
+    for _ in 0..3 {
+        let call = host.last_callout().unwrap();
+        let request: EntriesRequest = serde_json::from_slice(call.body.as_ref().unwrap()).unwrap();
+        sizes.push(request.values.len());
+        ex.on_callout(&host, call.token, &entries_for(&request, &entries));
+    }
+    assert_eq!(sizes, [1_000, 1_000, 500]);
+    assert_eq!(host.resumed.get(), 1);
+    assert!(host.replies.borrow().is_empty());
+    let sent = request_body(&host);
+    assert!(!mails.iter().any(|m| sent.contains(m.as_str())));
+    assert!(sent.contains("stand2499.in@gmail.com"));
+}
+
+#[test]
+fn entries_calls_that_make_no_progress_stop() {
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let (mails, entries) = many_new_mails(1_500);
+    send(&host, &mut ex, CHAT, &chat(&mails.join(" ")));
+    // The control service answers, but for values not asked.
+    let unrelated = EntriesRequest {
+        version: 1,
+        values: vec![NewValue {
+            value: mails[0].clone(),
+            kind: Kind::Email,
+        }],
+    };
+    let mut wrong = entries_for(&unrelated, &entries);
+    wrong.body = String::from_utf8(wrong.body)
+        .unwrap()
+        .replace("person0@", "other0@")
+        .into_bytes();
+    let mut calls = 0;
+    while host.replies.borrow().is_empty() && calls < 20 {
+        calls += 1;
+        let token = host.last_callout().unwrap().token;
+        ex.on_callout(&host, token, &wrong);
+    }
+    assert_eq!(calls, usize::from(MAX_ENTRIES_CALLOUTS));
+    assert_eq!(host.replies.borrow()[0].0, 503);
+    assert_eq!(host.resumed.get(), 0);
+}
+
+#[test]
+fn a_surrogate_the_worker_had_not_heard_of_stays_as_written() {
+    // Another worker's entries call made elena.fontana@… the surrogate of
+    // NEW_MAIL; this worker's feed has not brought it yet, so it asks for
+    // the "new" address and the control service answers with its own
+    // entry: the surrogate is then known, left as written, not restored.
+    let host = ready_host();
+    let mut ex = Exchange::new(worker_with(&host, ""));
+    let sent = chat("mail elena.fontana@gmail.com now");
+    assert_eq!(send(&host, &mut ex, CHAT, &sent), Flow::Pause);
+    let call = host.last_callout().unwrap();
+    ex.on_callout(&host, call.token, &entries_answer(1));
+    assert_eq!(host.callouts.borrow().len(), 1, "asked once");
+    assert_eq!(host.resumed.get(), 1);
+    assert!(request_body(&host).contains("mail elena.fontana@gmail.com now"));
+    let answer = br#"{"choices":[{"message":{"content":"Wrote to elena.fontana@gmail.com."}}]}"#;
+    host.set_response(&[("content-type", "application/json")], answer);
+    ex.on_response_headers(&host, false);
+    ex.on_response_body(&host, answer.len(), true);
+    let body = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(!body.contains(NEW_MAIL), "{body}");
+}

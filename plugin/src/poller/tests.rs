@@ -223,3 +223,63 @@ fn a_poller_that_lost_the_lease_does_not_publish() {
     assert_eq!(read_state(&host).unwrap().seq, 3);
     assert!(!p.is_waiting());
 }
+
+#[test]
+fn refused_calls_publish_their_cause_and_keep_the_cached_vault() {
+    use crate::shared::{read_sync_cause, SYNC_CAUSE_KEY};
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![mario()], &[]);
+    let (mut p, m) = poller("sync");
+    let cases = [
+        (401, &b""[..], Refusal::TokenRefused),
+        (
+            403,
+            &br#"{"error":"key_disabled","message":"m"}"#[..],
+            Refusal::KeyDisabled,
+        ),
+        (
+            403,
+            &br#"{"error":"forbidden","message":"m"}"#[..],
+            Refusal::TokenRefused,
+        ),
+    ];
+    for (status, body, cause) in cases {
+        host.advance(60_000);
+        p.step(&host, &m);
+        let call = host.last_callout().unwrap();
+        let answer = CalloutAnswer {
+            status,
+            body: body.to_vec(),
+        };
+        assert!(p.on_answer(&host, &m, call.token, &answer));
+        assert_eq!(read_sync_cause(&host), Some(cause), "status {status}");
+        assert!(
+            host.all_logs().contains(cause.error_type()),
+            "{}",
+            host.all_logs()
+        );
+        // The cached vault stays published.
+        assert_eq!(read_state(&host).unwrap().seq, 3);
+        assert!(read_snapshot(&host).is_some_and(|s| !s.is_empty()));
+    }
+    // An answer clears the cause.
+    host.advance(60_000);
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    p.on_answer(&host, &m, call.token, &ok(feed(3, vec![])));
+    assert_eq!(read_sync_cause(&host), None);
+    assert_eq!(host.shared_value(SYNC_CAUSE_KEY).unwrap(), b"");
+
+    // A cluster Envoy does not know: named in the log, published.
+    let host = FakeHost::alone();
+    host.dispatch_fails.set(true);
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    assert_eq!(read_sync_cause(&host), Some(Refusal::ControlClusterUnknown));
+    assert!(
+        host.all_logs()
+            .contains("no cluster named \"latet_control\" (controlCluster)"),
+        "{}",
+        host.all_logs()
+    );
+}
