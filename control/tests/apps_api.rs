@@ -285,20 +285,7 @@ fn the_long_poll_wakes_within_100_ms_of_a_forget() {
     assert_eq!(empty["events"], json!([]));
     assert!(started.elapsed() >= Duration::from_millis(290));
 
-    let url = server.url.clone();
-    let token = gateway.clone();
-    let poll = std::thread::spawn(move || {
-        let answer: serde_json::Value = agent()
-            .get(&format!(
-                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
-            ))
-            .set("Authorization", &format!("Bearer {token}"))
-            .call()
-            .unwrap()
-            .into_json()
-            .unwrap();
-        (Instant::now(), answer)
-    });
+    let poll = poll_events_in_background(&server.url, &gateway, head);
     std::thread::sleep(Duration::from_millis(500));
     let (status, _) = server.post(
         "/_latet/apps/v1/forget",

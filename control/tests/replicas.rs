@@ -70,20 +70,7 @@ fn either_replica_answers_for_the_other_and_polls_wake_across_them() {
     let head = snapshot["seq"].as_u64().unwrap();
 
     // A long-poll on A, a forget through B.
-    let url = first.url.clone();
-    let token = gateway.clone();
-    let poll = std::thread::spawn(move || {
-        let answer: serde_json::Value = agent()
-            .get(&format!(
-                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
-            ))
-            .set("Authorization", &format!("Bearer {token}"))
-            .call()
-            .unwrap()
-            .into_json()
-            .unwrap();
-        (Instant::now(), answer)
-    });
+    let poll = poll_events_in_background(&first.url, &gateway, head);
     std::thread::sleep(Duration::from_millis(1500));
     let (status, _) = second.post(
         "/_latet/apps/v1/forget",
@@ -190,20 +177,7 @@ fn a_lost_notification_only_delays_the_wake_up() {
     server.entries(&gateway, &[("name", "Mario Rossi")]);
     let head = server.snapshot(&gateway)["seq"].as_u64().unwrap();
 
-    let url = server.url.clone();
-    let token = gateway.clone();
-    let poll = std::thread::spawn(move || {
-        let answer: serde_json::Value = agent()
-            .get(&format!(
-                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
-            ))
-            .set("Authorization", &format!("Bearer {token}"))
-            .call()
-            .unwrap()
-            .into_json()
-            .unwrap();
-        (Instant::now(), answer)
-    });
+    let poll = poll_events_in_background(&server.url, &gateway, head);
     std::thread::sleep(Duration::from_millis(300));
     // An event appended with no NOTIFY, as if the notification were lost.
     server.exec_sql(&format!(

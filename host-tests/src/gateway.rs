@@ -399,6 +399,32 @@ pub fn surrogate_in_snapshot(snapshot: &[u8], value: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Asserts that the filter answered `s` itself with `status` and a body
+/// naming `error_type`, and forwarded nothing; returns the body. `what`
+/// names the request in the failure, `dump` shows the host's record.
+pub fn assert_refused(
+    s: &HttpStream,
+    status: u32,
+    error_type: &str,
+    what: &str,
+    dump: &dyn Fn() -> String,
+) -> String {
+    let reply = s.local_reply();
+    assert!(reply.is_some(), "{what}: a local reply\n{}", dump());
+    let Some(reply) = reply else {
+        return String::new();
+    };
+    assert_eq!(reply.status, status, "{what}\n{}", dump());
+    let body = String::from_utf8_lossy(&reply.body).into_owned();
+    assert!(body.contains(error_type), "{what}: {body}");
+    assert!(
+        s.upstream_body().is_empty(),
+        "{what}: nothing forwarded\n{}",
+        dump()
+    );
+    body
+}
+
 /// True when `needle` occurs in `haystack`.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty()

@@ -11,25 +11,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use host_tests::control::ControlService;
-use host_tests::gateway::{chat_body, config, contains, CallKind, Gateway};
-use host_tests::HttpStream;
+use host_tests::gateway::{assert_refused, chat_body, config, contains, CallKind, Gateway};
 
 const KNOWN: &str = "ottavia.brambillasca@vetrerie-orvietane.it";
 const NEW: &str = "Call +39 347 555 0187 please";
-
-fn assert_refused(s: &HttpStream, error_type: &str, what: &str, dump: &dyn Fn() -> String) {
-    let reply = s
-        .local_reply()
-        .unwrap_or_else(|| panic!("{what}: a local reply\n{}", dump()));
-    assert_eq!(reply.status, 503, "{what}\n{}", dump());
-    let body = String::from_utf8_lossy(&reply.body);
-    assert!(body.contains(error_type), "{what}: {body}");
-    assert!(
-        s.upstream_body().is_empty(),
-        "{what}: nothing forwarded\n{}",
-        dump()
-    );
-}
 
 #[test]
 fn a_disabled_key_and_a_revoked_token_are_refused_by_name() {
@@ -67,7 +52,7 @@ fn a_disabled_key_and_a_revoked_token_are_refused_by_name() {
             "{}",
             d()
         );
-        assert_refused(&s, error_type, "a new value", &d);
+        assert_refused(&s, 503, error_type, "a new value", &d);
         // Values the vault holds are still masked, without a call.
         let s = gw.chat(a, &chat_body(&[("user", &known)])).unwrap();
         assert!(s.request_complete(), "{}", d());
@@ -84,9 +69,14 @@ fn a_disabled_key_and_a_revoked_token_are_refused_by_name() {
     let s = fresh
         .chat(fresh.worker(1), &chat_body(&[("user", &known)]))
         .unwrap();
-    assert_refused(&s, "latet_token_refused", "a fresh gateway", &|| {
-        fresh.host.dump()
-    });
+    let fresh_dump = || fresh.host.dump();
+    assert_refused(
+        &s,
+        503,
+        "latet_token_refused",
+        "a fresh gateway",
+        &fresh_dump,
+    );
     for vm in host.vms().into_iter().chain(fresh.host.vms()) {
         assert_eq!(vm.crashed(), None);
     }

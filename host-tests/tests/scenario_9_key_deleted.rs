@@ -13,8 +13,8 @@
 
 use host_tests::control::ControlService;
 use host_tests::gateway::{
-    answer_json, chat_answer, chat_body, config, contains, surrogate_in_snapshot, CallKind,
-    Gateway, SNAPSHOT_PATH, VM_ID,
+    answer_json, assert_refused, chat_answer, chat_body, config, contains, surrogate_in_snapshot,
+    CallKind, Gateway, SNAPSHOT_PATH, VM_ID,
 };
 use host_tests::HttpStream;
 
@@ -22,17 +22,7 @@ use host_tests::HttpStream;
 const VALUE: &str = "gualtiera.spadafora@orvietana-tessuti.it";
 
 fn assert_refused_key_deleted(s: &HttpStream, what: &str, dump: &dyn Fn() -> String) {
-    let reply = s
-        .local_reply()
-        .unwrap_or_else(|| panic!("{what}: a local reply\n{}", dump()));
-    assert_eq!(reply.status, 403, "{what}\n{}", dump());
-    let body = String::from_utf8_lossy(&reply.body);
-    assert!(body.contains("latet_key_deleted"), "{what}: {body}");
-    assert!(
-        s.upstream_body().is_empty(),
-        "{what}: nothing forwarded\n{}",
-        dump()
-    );
+    let body = assert_refused(s, 403, "latet_key_deleted", what, dump);
     assert!(!body.contains(VALUE), "{what}: {body}");
 }
 

@@ -331,6 +331,28 @@ pub fn agent() -> ureq::Agent {
         .build()
 }
 
+/// A long-poll of the feed after `head` (10 s at most) on a thread of its
+/// own: when it answered, and what.
+pub fn poll_events_in_background(
+    url: &str,
+    token: &str,
+    head: u64,
+) -> std::thread::JoinHandle<(std::time::Instant, Value)> {
+    let (url, token) = (url.to_string(), token.to_string());
+    std::thread::spawn(move || {
+        let answer: Value = agent()
+            .get(&format!(
+                "{url}/_latet/gateway/v1/events?after={head}&wait_ms=10000"
+            ))
+            .set("Authorization", &format!("Bearer {token}"))
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        (std::time::Instant::now(), answer)
+    })
+}
+
 fn answer(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
     match result {
         Ok(response) => {
