@@ -269,3 +269,40 @@ pub(crate) fn to_u64(n: i64) -> u64 {
 pub(crate) fn hash16(bytes: &[u8], what: &str) -> Result<[u8; 16]> {
     <[u8; 16]>::try_from(bytes).map_err(|_| ControlError::Store(format!("{what}: not 16 bytes")))
 }
+
+/// Decodes one stored event row. `entries_of` reads an `added` event's
+/// entries by id, in order, leaving out those forgotten since (their values
+/// left the service).
+pub(crate) fn decode_event(
+    seq: u64,
+    kind: &str,
+    body: &[u8],
+    entries_of: impl FnOnce(&[EntryId]) -> Result<Vec<EntryRow>>,
+) -> Result<StoredEvent> {
+    match kind {
+        "added" => {
+            let ids = body
+                .chunks_exact(16)
+                .map(|chunk| Ok(EntryId(hash16(chunk, "event entry id")?)))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(StoredEvent::Added {
+                seq,
+                entries: entries_of(&ids)?,
+            })
+        }
+        "forgotten" => {
+            let parsed: ForgottenBody = serde_json::from_slice(body).map_err(|_| {
+                crate::error::ControlError::Store(format!("event {seq}: unreadable forgotten body"))
+            })?;
+            Ok(StoredEvent::Forgotten {
+                seq,
+                ids: parsed.ids,
+                retired: parsed.retired,
+                generation: parsed.generation,
+            })
+        }
+        _ => Err(crate::error::ControlError::Store(format!(
+            "event {seq}: unknown type"
+        ))),
+    }
+}

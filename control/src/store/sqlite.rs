@@ -567,34 +567,15 @@ impl Store for SqliteStore {
             for row in rows {
                 let (seq, kind, body) = row?;
                 let seq = to_u64(seq);
-                events.push(match kind.as_str() {
-                    "added" => {
-                        let mut entries = Vec::new();
-                        for chunk in body.chunks_exact(16) {
-                            let id = EntryId(hash16(chunk, "event entry id")?);
-                            // An entry forgotten since is left out: its value left the service.
-                            if let Some(entry) = read_entry(&tx, key_id, &id)? {
-                                entries.push(entry);
-                            }
-                        }
-                        StoredEvent::Added { seq, entries }
-                    }
-                    "forgotten" => {
-                        let parsed: ForgottenBody =
-                            serde_json::from_slice(&body).map_err(|_| {
-                                ControlError::Store(format!(
-                                    "event {seq}: unreadable forgotten body"
-                                ))
-                            })?;
-                        StoredEvent::Forgotten {
-                            seq,
-                            ids: parsed.ids,
-                            retired: parsed.retired,
-                            generation: parsed.generation,
+                events.push(decode_event(seq, &kind, &body, |ids| {
+                    let mut entries = Vec::with_capacity(ids.len());
+                    for id in ids {
+                        if let Some(entry) = read_entry(&tx, key_id, id)? {
+                            entries.push(entry);
                         }
                     }
-                    _ => return Err(ControlError::Store(format!("event {seq}: unknown type"))),
-                });
+                    Ok(entries)
+                })?);
             }
         }
         tx.commit()?;

@@ -633,29 +633,9 @@ impl Store for PostgresStore {
             let seq = to_u64(row.try_get(0)?);
             let kind: String = row.try_get(1)?;
             let body: Vec<u8> = row.try_get(2)?;
-            events.push(match kind.as_str() {
-                "added" => {
-                    let ids = body
-                        .chunks_exact(16)
-                        .map(|chunk| Ok(EntryId(hash16(chunk, "event entry id")?)))
-                        .collect::<Result<Vec<_>>>()?;
-                    // An entry forgotten since is left out: its value left the service.
-                    let entries = entries_in_order(&mut tx, key_id, &ids)?;
-                    StoredEvent::Added { seq, entries }
-                }
-                "forgotten" => {
-                    let parsed: ForgottenBody = serde_json::from_slice(&body).map_err(|_| {
-                        ControlError::Store(format!("event {seq}: unreadable forgotten body"))
-                    })?;
-                    StoredEvent::Forgotten {
-                        seq,
-                        ids: parsed.ids,
-                        retired: parsed.retired,
-                        generation: parsed.generation,
-                    }
-                }
-                _ => return Err(ControlError::Store(format!("event {seq}: unknown type"))),
-            });
+            events.push(decode_event(seq, &kind, &body, |ids| {
+                entries_in_order(&mut tx, key_id, ids)
+            })?);
         }
         tx.commit()?;
         Ok(FeedRows {
