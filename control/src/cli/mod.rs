@@ -191,7 +191,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         // clap would print the whole help; a short usage names the mistake.
         eprintln!(
             "error: latet requires a subcommand: `serve` or `server`\n\n\
-             Usage: latet serve --db FILE --listen ADDR --admin-token-file FILE [--tls-cert FILE --tls-key FILE]\n       \
+             Usage: latet serve --db FILE|postgres://… --listen ADDR --admin-token-file FILE [--tls-cert FILE --tls-key FILE]\n       \
              latet server --server URL [--admin-token-file FILE] [--ca-cert FILE] <keys|log> ...\n\n\
              For more information, try '--help'."
         );
