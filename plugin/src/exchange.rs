@@ -14,7 +14,7 @@
 
 use crate::config::FailureMode;
 use crate::config::RestoreScopeMode;
-use crate::host::{Callout, CalloutAnswer, Flow, Host, HostError, Level};
+use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
 use crate::metrics::{Metric, Stopwatch};
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
@@ -461,17 +461,8 @@ impl Exchange {
         match host.dispatch(&callout) {
             Ok(token) => Some(token),
             Err(err) => {
-                let cause = if err == HostError::BadArgument {
-                    // Envoy refuses a call to a cluster it does not know.
-                    self.entries_failure = Refusal::ControlClusterUnknown;
-                    format!(
-                        "Envoy has no cluster named \"{}\" (controlCluster)",
-                        config.control_cluster
-                    )
-                } else {
-                    self.entries_failure = Refusal::EntriesUnavailable;
-                    format!("{err:?}")
-                };
+                let (refusal, cause) = Refusal::of_dispatch_error(err, &config.control_cluster);
+                self.entries_failure = refusal;
                 host.log(
                     Level::Warn,
                     &format!("latet: entries call not dispatched: {cause}"),

@@ -13,7 +13,7 @@
 //! the forgotten entries before the state record moves.
 
 use crate::config::FilterConfig;
-use crate::host::{Callout, CalloutAnswer, Host, HostError, Level};
+use crate::host::{Callout, CalloutAnswer, Host, Level};
 use crate::metrics::{Metric, Metrics};
 use crate::reply::Refusal;
 use crate::shared::{
@@ -121,23 +121,23 @@ impl Poller {
         };
         match host.dispatch(&callout) {
             Ok(token) => self.in_flight = Some((token, kind)),
-            Err(HostError::BadArgument) => {
-                // Envoy refuses a call to a cluster it does not know.
-                host.log(
-                    Level::Error,
-                    &format!(
-                        "latet sync: Envoy has no cluster named \"{}\" (controlCluster): the control service cannot be reached",
-                        self.config.control_cluster
-                    ),
-                );
-                self.publish_cause(host, Some(Refusal::ControlClusterUnknown));
-                self.failed(host, metrics);
-            }
             Err(err) => {
+                let (refusal, cause) =
+                    Refusal::of_dispatch_error(err, &self.config.control_cluster);
+                // An unknown cluster: no call can ever leave, and the
+                // workers say so too.
+                let unknown_cluster = refusal == Refusal::ControlClusterUnknown;
                 host.log(
-                    Level::Warn,
-                    &format!("latet sync: control-service call not dispatched ({err:?})"),
+                    if unknown_cluster {
+                        Level::Error
+                    } else {
+                        Level::Warn
+                    },
+                    &format!("latet sync: control-service call not dispatched: {cause}"),
                 );
+                if unknown_cluster {
+                    self.publish_cause(host, Some(refusal));
+                }
                 self.failed(host, metrics);
             }
         }

@@ -1,6 +1,6 @@
 //! Local replies: a JSON error that names the problem, never a value.
 
-use crate::host::Host;
+use crate::host::{Host, HostError};
 use latet_core::wire::ControlRefusal;
 
 /// Why the filter answered a request itself.
@@ -57,6 +57,20 @@ impl Refusal {
         Self::SYNC_CAUSES
             .into_iter()
             .find(|cause| cause.error_type() == error_type)
+    }
+
+    /// The refusal for a call to the control service that Envoy would not
+    /// send, and its cause for the log (a configuration name, never a
+    /// value): Envoy answers BadArgument for a cluster it does not know.
+    pub fn of_dispatch_error(err: HostError, cluster: &str) -> (Refusal, String) {
+        if err == HostError::BadArgument {
+            (
+                Refusal::ControlClusterUnknown,
+                format!("Envoy has no cluster named \"{cluster}\" (controlCluster)"),
+            )
+        } else {
+            (Refusal::EntriesUnavailable, format!("{err:?}"))
+        }
     }
 
     /// The refusal for a refused call to the control service.
