@@ -43,10 +43,6 @@ done
 # The corpus file is made by corpus.py: refuse a stale one.
 python3 "$LATET_ENVOY_DIR/attacks/corpus.py" --check
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 state="$(mktemp -d /tmp/latet-attacks.XXXXXX)"
 export LATET_STATE_DIR="$state"
 LATET_LISTEN_PORT="$(free_port)"
@@ -85,13 +81,7 @@ trap finish EXIT
 t1=$SECONDS
 "$LATET_ENVOY_DIR/run.sh" >"$state/run.out" 2>"$state/run.err" &
 run_pid=$!
-until grep -qx ready "$state/run.out" 2>/dev/null; do
-  if ! kill -0 "$run_pid" 2>/dev/null; then
-    cat "$state/run.err" >&2
-    latet_die "run.sh stopped before ready"
-  fi
-  sleep 0.1
-done
+wait_ready_line "$state/run.out" "$run_pid" "" "$state/run.err" || latet_die "run.sh did not get ready"
 latet_log "gateway ready in $((SECONDS - t1)) s"
 
 export LATET_ATTACKS_GATEWAY="http://127.0.0.1:$LATET_LISTEN_PORT"

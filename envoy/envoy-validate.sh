@@ -54,6 +54,9 @@ validate() {
 # Sample values for the templates (validate mode binds no port).
 export LATET_LISTEN_PORT=10000 LATET_ADMIN_PORT=9901 LATET_CONTROL_PORT=8787
 export LATET_BODY_LIMIT_BYTES=4194304 LATET_WASM="$wasm"
+# Two control replicas (the form envoy/replicas.sh runs; one is the same list).
+LATET_CONTROL_ENDPOINTS="$(control_endpoints 8787 8789)"
+export LATET_CONTROL_ENDPOINTS
 # A throwaway CA for the configs that trust a private one (openssl).
 make_throwaway_tls "$work/tls" || latet_die "could not make a throwaway CA"
 

@@ -24,10 +24,6 @@ set -euo pipefail
 LATET_LOG_TAG=faults
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 state="$(mktemp -d /tmp/latet-faults.XXXXXX)"
 mkdir -p "$state/logs" "$state/pids"
 logs="$state/logs"
@@ -40,7 +36,8 @@ export LATET_BODY_LIMIT_BYTES=1048576
 export LATET_UPSTREAM_HOST=127.0.0.1 LATET_UPSTREAM_PORT="$fake_port"
 LATET_UPSTREAM_TRANSPORT_SOCKET="$(upstream_transport_socket plain)"
 LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket plain)"
-export LATET_UPSTREAM_TRANSPORT_SOCKET LATET_CONTROL_TRANSPORT_SOCKET
+LATET_CONTROL_ENDPOINTS="$(control_endpoints "$LATET_CONTROL_PORT")"
+export LATET_UPSTREAM_TRANSPORT_SOCKET LATET_CONTROL_TRANSPORT_SOCKET LATET_CONTROL_ENDPOINTS
 gateway="http://127.0.0.1:$LATET_LISTEN_PORT"
 admin="http://127.0.0.1:$LATET_ADMIN_PORT"
 control="http://127.0.0.1:$LATET_CONTROL_PORT"

@@ -83,6 +83,17 @@ control_transport_socket() {
   esac
 }
 
+# control_endpoints PORT...: the control cluster's lb_endpoints, one line of
+# YAML flow: a control replica on 127.0.0.1:PORT for each PORT.
+control_endpoints() {
+  local port sep="" out="["
+  for port in "$@"; do
+    out+="$sep{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: $port}}}}"
+    sep=", "
+  done
+  printf '%s]\n' "$out"
+}
+
 # make_throwaway_tls DIR: a throwaway CA and a server certificate it signed,
 # with openssl: DIR/ca.pem (the CA's certificate; its key is deleted once it
 # has signed), DIR/server.pem and DIR/server.key (mode 0600) for the names
@@ -167,6 +178,32 @@ latet_stop_all() {
   done
   LATET_PIDS=()
   LATET_NAMES=()
+}
+
+# free_port: prints a TCP port of 127.0.0.1 that nothing listens on now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_ready_line FILE PID [SECONDS] [ERRFILE]: polls until FILE holds the
+# line `ready` (what run.sh prints once everything answers). Fails when
+# process PID has exited (printing the last lines of ERRFILE, if given) or
+# after SECONDS (default LATET_READY_TIMEOUT, else 120).
+wait_ready_line() {
+  local file="$1" pid="$2" seconds="${3:-${LATET_READY_TIMEOUT:-120}}" err="${4:-}" deadline
+  deadline=$((SECONDS + seconds))
+  until grep -qx ready "$file" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      [[ -z "$err" || ! -f "$err" ]] || tail -n 30 "$err" >&2
+      latet_log "process $pid ended before printing ready"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      latet_log "no ready line in $file within ${seconds}s"
+      return 1
+    fi
+    sleep 0.1
+  done
 }
 
 # latet_port_busy PORT: something listens on 127.0.0.1:PORT.

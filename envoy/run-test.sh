@@ -16,10 +16,6 @@ set -euo pipefail
 LATET_LOG_TAG=run-test
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 LATET_BIN="${LATET_BIN:-$(build_latet_binary)}"
 LATET_WASM="${LATET_WASM:-$(build_filter_wasm)}"
 LATET_FAKE_LLM_BIN="${LATET_FAKE_LLM_BIN:-$(build_fake_llm)}"
@@ -72,12 +68,7 @@ os.execvp("bash", ["bash", "-c", sys.argv[1]])' \
 
 # wait_ready: until run.log says `ready` (fails if the pipeline ended).
 wait_ready() {
-  local deadline=$((SECONDS + ${LATET_READY_TIMEOUT:-120}))
-  until grep -qx ready "$state/run.log" 2>/dev/null; do
-    kill -0 "$group" 2>/dev/null || latet_die "run.sh ended before ready"
-    ((SECONDS < deadline)) || latet_die "run.sh not ready in time"
-    sleep 0.1
-  done
+  wait_ready_line "$state/run.log" "$group" || latet_die "run.sh did not get ready"
 }
 
 # part_pids: sets `pids` to the parts now running (pids/<part>.pid).

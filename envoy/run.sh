@@ -191,7 +191,8 @@ else
   control_url="http://127.0.0.1:$LATET_CONTROL_PORT"
   LATET_CONTROL_TRANSPORT_SOCKET="$(control_transport_socket plain)"
 fi
-export LATET_CONTROL_TRANSPORT_SOCKET
+LATET_CONTROL_ENDPOINTS="$(control_endpoints "$LATET_CONTROL_PORT")"
+export LATET_CONTROL_TRANSPORT_SOCKET LATET_CONTROL_ENDPOINTS
 latet_start control "$logs/control.log" "$latet" serve \
   --db "$state/latet.db" \
   --listen "127.0.0.1:$LATET_CONTROL_PORT" \

@@ -47,6 +47,7 @@ stage "filter smoke in Envoy" bash plugin/smoke/run.sh
 # The binaries `cargo test` built (debug) serve the end-to-end run.
 stage "run.sh (Ctrl-C through a pipe, SIGTERM, one run per state directory, no needless wasm-opt)" env LATET_PROFILE=debug bash envoy/run-test.sh
 stage "end to end on real Envoy" env LATET_PROFILE=debug bash envoy/e2e.sh
+stage "two control replicas on PostgreSQL, one killed mid-run (real Envoy)" env LATET_PROFILE=debug bash envoy/replicas.sh
 # Fails on any leak (there is no envoy/attacks/known-leaks.txt: all 278
 # attacks hold) and on any value in a log.
 stage "attack corpus on real Envoy" env LATET_PROFILE=debug bash envoy/attacks.sh

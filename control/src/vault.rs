@@ -427,6 +427,7 @@ impl Vaults {
                     count: tx.value_count()?,
                     tx,
                 };
+                planner.prefetch(values)?;
                 for v in values {
                     let entry = match (&v.kind, surrogate::email_company_domain(&v.value)) {
                         (Kind::Email, Some(domain)) if planner.lookup(&v.value)?.is_none() => {
@@ -562,6 +563,76 @@ struct EntryPlanner<'a, 't> {
 }
 
 impl EntryPlanner<'_, '_> {
+    /// Tells the store, in two batches, what `get_or_create` is about to ask
+    /// for `values`: first their ids and surrogate hashes (and their company
+    /// domains'), then the first draw of each value not in the vault. A
+    /// later draw (a collision, rare) is asked for on its own. Decides
+    /// nothing: the loop that follows does, as it would without it.
+    fn prefetch(&mut self, values: &[NewValue]) -> Result<()> {
+        let mut asked: Vec<(Kind, &str)> = Vec::with_capacity(values.len() + 16);
+        let mut seen: HashSet<&str> = HashSet::with_capacity(values.len() + 16);
+        for v in values {
+            if let (Kind::Email, Some(domain)) =
+                (&v.kind, surrogate::email_company_domain(&v.value))
+            {
+                if seen.insert(domain) {
+                    asked.push((Kind::Domain, domain));
+                }
+            }
+        }
+        for v in values {
+            if seen.insert(&v.value) {
+                asked.push((v.kind.clone(), &v.value));
+            }
+        }
+        let ids: Vec<EntryId> = asked
+            .iter()
+            .map(|(_, value)| EntryId(entry_id(&self.secrets.id_key, value)))
+            .collect();
+        let hashes: Vec<[u8; 16]> = asked
+            .iter()
+            .map(|(_, value)| retired_hash(&self.secrets.retired_salt, value))
+            .collect();
+        self.tx.prefetch(&ids, &hashes)?;
+
+        // The first draw of each new value; an e-mail's draws carry its
+        // domain's surrogate (the stored one, or the domain's own first draw).
+        let generation = self.tx.generation();
+        let mut domain_surrogates: HashMap<&str, String> = HashMap::new();
+        let mut draw_ids = Vec::new();
+        let mut draw_hashes = Vec::new();
+        for ((kind, value), id) in asked.iter().zip(&ids) {
+            let domain_surrogate = match (kind, surrogate::email_company_domain(value)) {
+                (Kind::Email, Some(domain)) => domain_surrogates.get(domain).map(String::as_str),
+                _ => None,
+            };
+            let surrogate = match self.tx.entry(id)? {
+                Some(row) => {
+                    self.vaults
+                        .open_entry(self.secrets, self.key.id, &row)?
+                        .surrogate
+                }
+                None => {
+                    let candidate = surrogate::derive(
+                        &self.secrets.derive_key,
+                        generation,
+                        kind,
+                        value,
+                        0,
+                        domain_surrogate,
+                    );
+                    draw_ids.push(EntryId(entry_id(&self.secrets.id_key, &candidate)));
+                    draw_hashes.push(retired_hash(&self.secrets.retired_salt, &candidate));
+                    candidate
+                }
+            };
+            if *kind == Kind::Domain {
+                domain_surrogates.insert(*value, surrogate);
+            }
+        }
+        self.tx.prefetch(&draw_ids, &draw_hashes)
+    }
+
     fn lookup(&mut self, value: &str) -> Result<Option<Entry>> {
         let id = EntryId(entry_id(&self.secrets.id_key, value));
         match self.tx.entry(&id)? {

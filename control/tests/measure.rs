@@ -83,3 +83,24 @@ fn measure_snapshot_of_100k_entries() {
         );
     }
 }
+
+#[test]
+#[ignore = "measurement, run by hand"]
+fn measure_entries_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let token = server.create_key("Shop");
+    // New values (1,000 a call), then the same values again (all found).
+    for round in 0..3 {
+        let values = fill(&server, &token, &format!("round{round}x"), 5_000);
+        let started = Instant::now();
+        for chunk in values.chunks(1000) {
+            let pairs: Vec<(&str, &str)> = chunk.iter().map(|v| ("email", v.as_str())).collect();
+            server.entries(&token, &pairs);
+        }
+        println!(
+            "entries again (all found): 5000 values in {:?}",
+            started.elapsed()
+        );
+    }
+}

@@ -8,6 +8,8 @@
 #
 # Prints requests, forgets and violations; exits 1 on any violation.
 set -euo pipefail
+LATET_LOG_TAG=storm
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -18,7 +20,6 @@ case "${1:-}" in
   *) seconds="$1" ;;
 esac
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 state="$(mktemp -d /tmp/latet-storm.XXXXXX)"
 export LATET_STATE_DIR="$state"
 export LATET_LISTEN_PORT="$(free_port)" LATET_ADMIN_PORT="$(free_port)"
@@ -36,12 +37,8 @@ trap cleanup EXIT
 
 "$root/envoy/run.sh" >"$state/run.out" 2>"$state/run.err" &
 run_pid=$!
-for _ in $(seq "${LATET_READY_TIMEOUT:-600}"); do
-  grep -qx ready "$state/run.out" 2>/dev/null && break
-  kill -0 "$run_pid" 2>/dev/null || { echo "storm: run.sh exited" >&2; tail -20 "$state/run.err" >&2; exit 1; }
-  sleep 1
-done
-grep -qx ready "$state/run.out" || { echo "storm: run.sh never printed ready" >&2; exit 1; }
+wait_ready_line "$state/run.out" "$run_pid" "${LATET_READY_TIMEOUT:-600}" "$state/run.err" ||
+  latet_die "run.sh did not get ready"
 
 python3 "$here/storm.py" --gateway "$LATET_LISTEN_PORT" --control "$LATET_CONTROL_PORT" \
   --fake "$LATET_FAKE_LLM_PORT" --admin-token "$(cat "$state/admin.token")" --seconds "$seconds"

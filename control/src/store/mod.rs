@@ -184,6 +184,13 @@ pub trait EntryTx {
     fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>>;
     /// Inserts a new entry (visible to later lookups of this transaction).
     fn insert(&mut self, row: EntryRow) -> Result<()>;
+    /// Announces lookups to come: the entries under `ids`, and the active
+    /// entries and retired surrogates under `surrogate_hashes`. A store whose
+    /// lookups are round trips (PostgreSQL) fetches them all at once and
+    /// answers the lookups from what it fetched; an embedded one needs not.
+    fn prefetch(&mut self, _ids: &[EntryId], _surrogate_hashes: &[[u8; 16]]) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Plans and inserts entries inside an [`EntryTx`]; returns what it decided.

@@ -384,23 +384,11 @@ async fn forget(values: &[&str]) -> Value {
 /// mode 0600 and the body from stdin, so that neither is in an argument.
 fn forget_over_tls(control: &str, auth: &str, body: &str) -> Value {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     use std::process::{Command, Stdio};
 
     let ca = std::env::var("LATET_CA_CERT").expect("LATET_CA_CERT: the run's CA");
-    let header = format!(
-        "{}/e2e.forget.header",
-        std::env::var("LATET_E2E_STATE").unwrap()
-    );
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&header)
-        .unwrap()
-        .write_all(format!("authorization: {auth}\n").as_bytes())
-        .unwrap();
+    let header = format!("{}/e2e.forget.header", state_dir());
+    write_private(&header, &format!("authorization: {auth}\n"));
     let mut curl = Command::new("curl")
         .args(["-sS", "--max-time", "30", "--cacert", &ca])
         .args(["-H", &format!("@{header}")])
@@ -433,23 +421,31 @@ fn forget_over_tls(control: &str, auth: &str, body: &str) -> Value {
     serde_json::from_str(answer).unwrap()
 }
 
-#[tokio::test]
-#[ignore = "needs the gateway: envoy/e2e.sh"]
-async fn forget_gives_a_new_surrogate_and_retires_the_old() {
-    let value = fresh_email("forget");
-    let text = sentence(&value);
-    ask("chat", "/v1/chat/completions", &text, false).await;
-    let old = surrogate_in(&provider_saw("chat").await);
+/// The forget story's first half: `value` masked on its way to the
+/// provider and restored in the answer; the surrogate the provider saw.
+async fn mask_and_restore(value: &str) -> String {
+    let text = sentence(value);
+    let answer = ask("chat", "/v1/chat/completions", &text, false).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer_text("chat", &answer, false), text, "restored");
+    let seen = provider_saw("chat").await;
+    assert!(!seen.contains(value), "the provider saw the value");
+    surrogate_in(&seen)
+}
 
-    assert_eq!(forget(&[&value]).await["forgotten"], 1);
-
-    // The same conversation again: once the forget reached Envoy, the
-    // provider sees a new surrogate, neither the value nor the old one.
+/// The forget story's second half, once `value` (whose surrogate was `old`)
+/// was forgotten: the same conversation again gets a new surrogate within
+/// 15 s, and the old one is never restored but for its company domain, in
+/// every API, whole and streamed. The new surrogate.
+async fn after_the_forget(value: &str, old: &str) -> String {
+    let text = sentence(value);
+    // Once the forget reached Envoy, the provider sees a new surrogate,
+    // neither the value nor the old one.
     let deadline = Instant::now() + Duration::from_secs(15);
     let new = loop {
         let answer = ask("chat", "/v1/chat/completions", &text, false).await;
         let seen = provider_saw("chat").await;
-        assert!(!seen.contains(&value), "the provider saw the value");
+        assert!(!seen.contains(value), "the provider saw the value");
         let surrogate = surrogate_in(&seen);
         if surrogate != old {
             assert_eq!(
@@ -469,9 +465,7 @@ async fn forget_gives_a_new_surrogate_and_retires_the_old() {
     // The old surrogate, echoed back, is not restored but for its company
     // domain (forgetting an address leaves the domain: rule V5,
     // docs/product-rules.md#v5); the new one is restored whole.
-    let old_local = old
-        .rsplit_once('@')
-        .map_or(old.as_str(), |(local, _)| local);
+    let old_local = old.rsplit_once('@').map_or(old, |(local, _)| local);
     let company = value.rsplit_once('@').map_or("", |(_, domain)| domain);
     let old_restored = sentence(&format!("{old_local}@{company}"));
     assert_ne!(
@@ -482,7 +476,7 @@ async fn forget_gives_a_new_surrogate_and_retires_the_old() {
     // model writes the old surrogate, then the new one.
     for stream in [false, true] {
         for (api, path) in APIS {
-            let answer = ask_after(api, path, &text, &sentence(&old), stream).await;
+            let answer = ask_after(api, path, &text, &sentence(old), stream).await;
             assert_eq!(
                 answer_text(api, &answer, stream),
                 old_restored,
@@ -496,6 +490,125 @@ async fn forget_gives_a_new_surrogate_and_retires_the_old() {
             );
         }
     }
+    new
+}
+
+#[tokio::test]
+#[ignore = "needs the gateway: envoy/e2e.sh"]
+async fn forget_gives_a_new_surrogate_and_retires_the_old() {
+    let value = fresh_email("forget");
+    let old = mask_and_restore(&value).await;
+    assert_eq!(forget(&[&value]).await["forgotten"], 1);
+    after_the_forget(&value, &old).await;
+}
+
+/// Where the two halves of the replicas' story keep the value and its
+/// surrogate in between (the run's state directory, removed with it).
+fn replica_story_file() -> String {
+    format!("{}/replica-story.json", state_dir())
+}
+
+/// Writes `contents` to `path` with mode 0600 (it holds a test value).
+fn write_private(path: &str, contents: &str) {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .unwrap()
+        .write_all(contents.as_bytes())
+        .unwrap();
+}
+
+/// `envoy/replicas.sh`, two control replicas behind Envoy, before it kills
+/// one: the story's first half, value and surrogate kept for the second.
+#[tokio::test]
+#[ignore = "needs two control replicas: envoy/replicas.sh"]
+async fn replica_story_1_mask_and_restore() {
+    let value = fresh_email("replica");
+    let old = mask_and_restore(&value).await;
+    write_private(
+        &replica_story_file(),
+        &json!({"value": value, "old": old}).to_string(),
+    );
+}
+
+/// `envoy/replicas.sh`, after it killed the replica the gateway's feed
+/// long-poll was parked on: the value forgotten with the CLI through the
+/// surviving replica (`LATET_E2E_CONTROL`) is gone from the vault, and the
+/// forget reaches the gateway through that replica.
+#[tokio::test]
+#[ignore = "needs two control replicas: envoy/replicas.sh"]
+async fn replica_story_2_forget_through_the_survivor() {
+    let story: Value =
+        serde_json::from_str(&std::fs::read_to_string(replica_story_file()).unwrap()).unwrap();
+    let value = story["value"].as_str().unwrap().to_owned();
+    let old = story["old"].as_str().unwrap().to_owned();
+
+    forget_with_cli(&value);
+    // Gone from the vault the survivor serves: neither the value nor its
+    // surrogate is in the snapshot.
+    let state = state_dir();
+    let token = std::fs::read_to_string(format!("{state}/demo.gateway.token")).unwrap();
+    let snapshot = send(
+        addr_of("LATET_E2E_CONTROL"),
+        "GET",
+        "/_latet/gateway/v1/snapshot",
+        &[("authorization", &format!("Bearer {}", token.trim()))],
+        "",
+    )
+    .await;
+    assert_eq!(snapshot.status, 200);
+    let snapshot = snapshot.text();
+    assert!(
+        !snapshot.contains(&value),
+        "the value is still in the vault"
+    );
+    assert!(
+        !snapshot.contains(&old),
+        "the old surrogate is still active"
+    );
+
+    let started = Instant::now();
+    after_the_forget(&value, &old).await;
+    println!(
+        "replicas: the story after the forget took {:?}",
+        started.elapsed()
+    );
+}
+
+/// Forgets `value` with `latet server … keys forget demo --file F --yes`
+/// through the control service in `LATET_E2E_CONTROL`: the value from a
+/// file of mode 0600 (never in an argument), removed afterwards.
+fn forget_with_cli(value: &str) {
+    let state = state_dir();
+    let file = format!("{state}/replica-story.forget");
+    write_private(&file, &format!("{value}\n"));
+    let output = std::process::Command::new(std::env::var("LATET_E2E_LATET_BIN").unwrap())
+        .args([
+            "server",
+            "--server",
+            &std::env::var("LATET_E2E_CONTROL").unwrap(),
+            "--admin-token-file",
+            &format!("{state}/admin.token"),
+        ])
+        .args(["keys", "forget", "demo", "--file", &file, "--yes"])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "latet keys forget: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("Forgotten: 1 "),
+        "latet keys forget: {stdout}"
+    );
 }
 
 /// The surrogate of `name` in what the provider saw of [`NAMES_TEXT`]: the

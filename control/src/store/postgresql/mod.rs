@@ -14,7 +14,7 @@ use super::*;
 use crate::store::database::PostgresUrl;
 use latet_core::wire::RetiredHash;
 use postgres::types::ToSql;
-use postgres::{GenericClient, IsolationLevel, NoTls, Row, Statement, Transaction};
+use postgres::{GenericClient, IsolationLevel, NoTls, Row, Transaction};
 use r2d2_postgres::r2d2::{Pool, PooledConnection};
 use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
@@ -253,42 +253,131 @@ fn append_event(
     notify(tx, key_id, Some(seq))
 }
 
-/// The statements of an entries transaction, prepared once per transaction
-/// (a value costs one round trip a lookup instead of two).
-struct EntryStatements {
-    entry: Statement,
-    by_surrogate: Statement,
-    surrogate_taken: Statement,
-    insert: Statement,
+/// What an entries transaction knows of the key's entries and retired
+/// surrogates: fetched in batches ([`EntryTx::prefetch`]), or one lookup at
+/// a time for what was not announced, and kept current by its own inserts.
+/// It stays true for the whole transaction: every writer of the key's
+/// entries and retired surrogates first locks the key's row, which this
+/// transaction holds.
+#[derive(Default)]
+struct KnownRows {
+    /// Entry id → the entry, or None when the vault has none.
+    by_id: HashMap<EntryId, Option<EntryRow>>,
+    /// Surrogate hash → the active entry with that surrogate, or None.
+    by_surrogate: HashMap<[u8; 16], Option<EntryRow>>,
+    /// Surrogate hash → whether it is retired.
+    retired: HashMap<[u8; 16], bool>,
 }
 
-impl EntryStatements {
-    fn prepare(tx: &mut Transaction<'_>) -> Result<Self> {
-        Ok(Self {
-            entry: tx.prepare(&format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1 AND id = $2"
-            ))?,
-            by_surrogate: tx.prepare(&format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1 AND surrogate_hash = $2"
-            ))?,
-            surrogate_taken: tx.prepare(
-                "SELECT EXISTS (SELECT 1 FROM entries WHERE key_id = $1 AND surrogate_hash = $2)
-                     OR EXISTS (SELECT 1 FROM retired WHERE key_id = $1 AND hash = $2)",
-            )?,
-            insert: tx.prepare(
-                "INSERT INTO entries (key_id, id, surrogate_hash, lead, kind, generation, sealed)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )?,
-        })
+impl KnownRows {
+    fn learn(&mut self, row: EntryRow) {
+        self.by_surrogate
+            .insert(row.surrogate_hash, Some(row.clone()));
+        self.by_id.insert(row.id, Some(row));
     }
 }
 
 struct PgEntryTx<'t, 'c> {
     tx: &'t mut Transaction<'c>,
-    statements: EntryStatements,
     key_id: i64,
     generation: u64,
-    inserted: Vec<EntryId>,
+    known: KnownRows,
+    /// Rows to insert, in order; written by [`PgEntryTx::write_inserted`].
+    inserted: Vec<EntryRow>,
+}
+
+impl PgEntryTx<'_, '_> {
+    /// Fetches the entries under `ids` or `hashes`, and which of `hashes`
+    /// are retired, in two statements; records what is absent too.
+    fn fetch(&mut self, ids: &[EntryId], hashes: &[[u8; 16]]) -> Result<()> {
+        let ids: Vec<&[u8]> = ids
+            .iter()
+            .filter(|id| !self.known.by_id.contains_key(*id))
+            .map(|id| &id.0[..])
+            .collect();
+        let entry_hashes: Vec<&[u8]> = hashes
+            .iter()
+            .filter(|hash| !self.known.by_surrogate.contains_key(*hash))
+            .map(|hash| &hash[..])
+            .collect();
+        let retired_hashes: Vec<&[u8]> = hashes
+            .iter()
+            .filter(|hash| !self.known.retired.contains_key(*hash))
+            .map(|hash| &hash[..])
+            .collect();
+        if !ids.is_empty() || !entry_hashes.is_empty() {
+            let rows = self.tx.query(
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries
+                     WHERE key_id = $1 AND (id = ANY($2) OR surrogate_hash = ANY($3))"
+                ),
+                &[&self.key_id, &ids, &entry_hashes],
+            )?;
+            for row in &rows {
+                self.known.learn(entry_from_row(row)?);
+            }
+            for id in &ids {
+                self.known
+                    .by_id
+                    .entry(EntryId(hash16(id, "entry id")?))
+                    .or_insert(None);
+            }
+            for hash in &entry_hashes {
+                self.known
+                    .by_surrogate
+                    .entry(hash16(hash, "surrogate hash")?)
+                    .or_insert(None);
+            }
+        }
+        if !retired_hashes.is_empty() {
+            let rows = self.tx.query(
+                "SELECT hash FROM retired WHERE key_id = $1 AND hash = ANY($2)",
+                &[&self.key_id, &retired_hashes],
+            )?;
+            for hash in &retired_hashes {
+                self.known
+                    .retired
+                    .insert(hash16(hash, "retired hash")?, false);
+            }
+            for row in &rows {
+                let hash: Vec<u8> = row.try_get(0)?;
+                self.known
+                    .retired
+                    .insert(hash16(&hash, "retired hash")?, true);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the new rows in one statement; returns their ids in order.
+    fn write_inserted(self) -> Result<Vec<EntryId>> {
+        if self.inserted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = &self.inserted;
+        let ids: Vec<&[u8]> = rows.iter().map(|r| &r.id.0[..]).collect();
+        let hashes: Vec<&[u8]> = rows.iter().map(|r| &r.surrogate_hash[..]).collect();
+        let leads: Vec<i64> = rows.iter().map(|r| i64::from(r.lead)).collect();
+        let kinds: Vec<&str> = rows.iter().map(|r| r.kind.as_str()).collect();
+        let generations: Vec<i64> = rows.iter().map(|r| to_i64(r.generation)).collect();
+        let sealed: Vec<&[u8]> = rows.iter().map(|r| &r.sealed[..]).collect();
+        self.tx.execute(
+            "INSERT INTO entries (key_id, id, surrogate_hash, lead, kind, generation, sealed)
+             SELECT $1, id, surrogate_hash, lead, kind, generation, sealed
+             FROM unnest($2::bytea[], $3::bytea[], $4::bigint[], $5::text[], $6::bigint[], $7::bytea[])
+                  AS r(id, surrogate_hash, lead, kind, generation, sealed)",
+            &[
+                &self.key_id,
+                &ids,
+                &hashes,
+                &leads,
+                &kinds,
+                &generations,
+                &sealed,
+            ],
+        )?;
+        Ok(self.inserted.iter().map(|r| r.id).collect())
+    }
 }
 
 impl EntryTx for PgEntryTx<'_, '_> {
@@ -301,45 +390,43 @@ impl EntryTx for PgEntryTx<'_, '_> {
     }
 
     fn entry(&mut self, id: &EntryId) -> Result<Option<EntryRow>> {
-        self.tx
-            .query_opt(&self.statements.entry, &[&self.key_id, &&id.0[..]])?
-            .map(|row| entry_from_row(&row))
-            .transpose()
+        if !self.known.by_id.contains_key(id) {
+            self.fetch(std::slice::from_ref(id), &[])?;
+        }
+        Ok(self.known.by_id.get(id).cloned().flatten())
     }
 
     fn entry_by_surrogate(&mut self, surrogate_hash: &[u8; 16]) -> Result<Option<EntryRow>> {
-        self.tx
-            .query_opt(
-                &self.statements.by_surrogate,
-                &[&self.key_id, &&surrogate_hash[..]],
-            )?
-            .map(|row| entry_from_row(&row))
-            .transpose()
+        if !self.known.by_surrogate.contains_key(surrogate_hash) {
+            self.fetch(&[], std::slice::from_ref(surrogate_hash))?;
+        }
+        Ok(self
+            .known
+            .by_surrogate
+            .get(surrogate_hash)
+            .cloned()
+            .flatten())
     }
 
     fn surrogate_taken(&mut self, surrogate_hash: &[u8; 16]) -> Result<bool> {
-        let row = self.tx.query_one(
-            &self.statements.surrogate_taken,
-            &[&self.key_id, &&surrogate_hash[..]],
-        )?;
-        Ok(row.try_get(0)?)
+        if !self.known.by_surrogate.contains_key(surrogate_hash)
+            || !self.known.retired.contains_key(surrogate_hash)
+        {
+            self.fetch(&[], std::slice::from_ref(surrogate_hash))?;
+        }
+        let active = matches!(self.known.by_surrogate.get(surrogate_hash), Some(Some(_)));
+        let retired = self.known.retired.get(surrogate_hash) == Some(&true);
+        Ok(active || retired)
     }
 
     fn insert(&mut self, row: EntryRow) -> Result<()> {
-        self.tx.execute(
-            &self.statements.insert,
-            &[
-                &self.key_id,
-                &&row.id.0[..],
-                &&row.surrogate_hash[..],
-                &i64::from(row.lead),
-                &row.kind,
-                &to_i64(row.generation),
-                &row.sealed,
-            ],
-        )?;
-        self.inserted.push(row.id);
+        self.known.learn(row.clone());
+        self.inserted.push(row);
         Ok(())
+    }
+
+    fn prefetch(&mut self, ids: &[EntryId], surrogate_hashes: &[[u8; 16]]) -> Result<()> {
+        self.fetch(ids, surrogate_hashes)
     }
 }
 
@@ -652,16 +739,15 @@ impl Store for PostgresStore {
         // time waits here, then finds the entry this one made.
         let key = lock_key(&mut tx, key_id)?;
         let inserted = {
-            let statements = EntryStatements::prepare(&mut tx)?;
             let mut entry_tx = PgEntryTx {
                 tx: &mut tx,
-                statements,
                 key_id,
                 generation: key.generation,
+                known: KnownRows::default(),
                 inserted: Vec::new(),
             };
             plan(&mut entry_tx)?;
-            entry_tx.inserted
+            entry_tx.write_inserted()?
         };
         if inserted.is_empty() {
             return Ok(None);
