@@ -171,6 +171,12 @@ if [[ "$parked" == "$port_a" ]]; then
 else
   victim=control-b survivor_port="$port_a"
 fi
+# feed_errors: the sync service's failed feed calls so far.
+feed_errors() {
+  curl -fsS --max-time 2 "$admin/stats?filter=^wasmcustom\.latet_feed_errors_total\$" |
+    sed -n 's/^wasmcustom\.latet_feed_errors_total: //p'
+}
+errors_before="$(feed_errors)"
 victim_pid="$(cat "$LATET_PID_DIR/$victim.pid")"
 latet_log "the feed long-poll is parked on $victim (port $parked): SIGKILL to it (pid $victim_pid)"
 t_kill=$SECONDS
@@ -186,15 +192,20 @@ out_of_rotation() {
 }
 poll 10 out_of_rotation || latet_die "Envoy still sends to the killed replica after 10 s"
 latet_log "Envoy took $victim out of rotation ($(cluster_stat "$parked" health_flags)) within $((SECONDS - t_kill)) s"
+# The kill cut the parked long-poll: the sync service counts a failed feed call.
+feed_call_cut() {
+  local now
+  now="$(feed_errors)"
+  ((${now:-0} > ${errors_before:-0}))
+}
+poll 5 feed_call_cut || latet_die "no feed call failed: the long-poll was not on $victim"
 
 # 3. Forgotten through the survivor; the gateway hears of it from there.
 export LATET_E2E_CONTROL="http://127.0.0.1:$survivor_port"
 t_forget=$SECONDS
 story replica_story_2_forget_through_the_survivor
 latet_log "forget story through the survivor passed in $((SECONDS - t_forget)) s"
-# The feed is served again, by the survivor.
-feed_errors="$(curl -fsS "$admin/stats?filter=latet_feed_errors" | tr '\n' ' ')"
-latet_log "after the kill: ${feed_errors:-no feed errors}; survivor rq_total $(cluster_stat "$survivor_port" rq_total)"
+latet_log "feed calls failed: ${errors_before:-0} before the kill, $(feed_errors) after"
 
 # Every test value holds "e2e-acme".
 if grep -rl "e2e-acme" "$logs" "$pg_dir/server.log" >&2; then
