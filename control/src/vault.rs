@@ -569,6 +569,9 @@ impl EntryPlanner<'_, '_> {
     /// later draw (a collision, rare) is asked for on its own. Decides
     /// nothing: the loop that follows does, as it would without it.
     fn prefetch(&mut self, values: &[NewValue]) -> Result<()> {
+        if !self.tx.batches_lookups() {
+            return Ok(()); // the draws would be derived twice for nothing
+        }
         let mut asked: Vec<(Kind, &str)> = Vec::with_capacity(values.len() + 16);
         let mut seen: HashSet<&str> = HashSet::with_capacity(values.len() + 16);
         for v in values {
@@ -607,11 +610,13 @@ impl EntryPlanner<'_, '_> {
                 _ => None,
             };
             let surrogate = match self.tx.entry(id)? {
-                Some(row) => {
+                // Only a domain's surrogate is needed (its e-mails' draws).
+                Some(row) if *kind == Kind::Domain => {
                     self.vaults
                         .open_entry(self.secrets, self.key.id, &row)?
                         .surrogate
                 }
+                Some(_) => continue,
                 None => {
                     let candidate = surrogate::derive(
                         &self.secrets.derive_key,

@@ -191,6 +191,10 @@ pub trait EntryTx {
     fn prefetch(&mut self, _ids: &[EntryId], _surrogate_hashes: &[[u8; 16]]) -> Result<()> {
         Ok(())
     }
+    /// Whether [`EntryTx::prefetch`] saves anything here.
+    fn batches_lookups(&self) -> bool {
+        false
+    }
 }
 
 /// Plans and inserts entries inside an [`EntryTx`]; returns what it decided.

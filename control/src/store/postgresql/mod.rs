@@ -428,6 +428,10 @@ impl EntryTx for PgEntryTx<'_, '_> {
     fn prefetch(&mut self, ids: &[EntryId], surrogate_hashes: &[[u8; 16]]) -> Result<()> {
         self.fetch(ids, surrogate_hashes)
     }
+
+    fn batches_lookups(&self) -> bool {
+        true
+    }
 }
 
 impl Store for PostgresStore {
