@@ -10,8 +10,12 @@
 #   envoy/scale.sh --smoke            N=20, 200 values, one forget; exits 1
 #                                     unless it reached every gateway (CI)
 # Options before the N values: --values M (default 10000), --forgets K
-# (default 10), --forget-every-ms MS (default 2000). LATET_PROFILE=debug
-# uses the debug binaries (the test command's); release by default.
+# (default 10), --forget-every-ms MS (default 2000), --callout-timeout-ms MS
+# (the snapshot call's limit; default 5000, the filter's calloutTimeoutMs),
+# --warm (the gateways resume from a held seq, no snapshot each: the forget
+# fan-out and memory per parked poll without the snapshot herd).
+# LATET_PROFILE=debug uses the debug binaries (the test command's); release
+# by default.
 # Everything it starts is stopped, and its temp dirs removed, on exit.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -22,25 +26,27 @@ values=10000
 forgets=10
 forget_every_ms=2000
 counts=()
+run_flags=()
 while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --values) values="$2"; shift ;;
     --forgets) forgets="$2"; shift ;;
     --forget-every-ms) forget_every_ms="$2"; shift ;;
+    --callout-timeout-ms) run_flags+=(--callout-timeout-ms "$2"); shift ;;
+    --warm) run_flags+=(--warm) ;;
     -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *[!0-9]* | "") latet_die "not a gateway count: $1 (see --help)" ;;
     *) counts+=("$1") ;;
   esac
   shift
 done
-run_flags=()
 if ((smoke)); then
   counts=(20)
   values=200
   forgets=1
   forget_every_ms=0
-  run_flags=(--require-all --cold-start-limit-s 20 --drain-limit-s 10)
+  run_flags+=(--require-all --cold-start-limit-s 20 --drain-limit-s 10)
 fi
 ((${#counts[@]})) || latet_die "give the gateway counts (envoy/scale.sh 100 1000 5000) or --smoke"
 
@@ -120,12 +126,13 @@ for n in "${counts[@]}"; do
   "$client" run --replica "$url1" --replica "$url2" --replica-pid "$pid1" --replica-pid "$pid2" \
     --gateway-token-file "$work/gateway.token" --forget-token-file "$work/forget.token" \
     --gateways "$n" --forgets "$forgets" --forget-every-ms "$forget_every_ms" \
+    --db-pid "$(head -1 "$pg_dir/data/postmaster.pid")" \
     "${run_flags[@]}" | tee "$work/run-$n.out"
   rows+=("$(sed -n 's/^row: //p' "$work/run-$n.out")")
   latet_stop_all
 done
 
 echo
-echo "| N | cold start (all parked) | control CPU, cold start | snapshot bytes / gateway | forget p50 | forget p99 | forget max | receipts | control CPU, $forgets forgets | RSS parked r1 / r2 (MiB) | peak RSS r1 / r2 (MiB) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| N | cold start (all parked) | control CPU, cold start | database CPU, cold start | snapshot bytes / gateway | forget p50 | forget p99 | forget max | receipts | control CPU, $forgets forgets | database CPU, $forgets forgets | RSS idle → parked r1 / r2 (MiB) | peak RSS r1 / r2 (MiB) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

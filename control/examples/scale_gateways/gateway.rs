@@ -82,11 +82,14 @@ struct Gateway {
 }
 
 /// Runs gateway `id` against `replica` until the coordinator goes away.
+/// `warm`: the feed position of a snapshot it already holds (a gateway
+/// reconnecting after a control-service restart): it long-polls at once.
 pub async fn run(
     id: usize,
     replica: Replica,
     token: Arc<String>,
     timings: Timings,
+    warm: Option<u64>,
     reports: mpsc::UnboundedSender<Report>,
 ) {
     let mut gateway = Gateway {
@@ -96,8 +99,9 @@ pub async fn run(
         timings,
         reports,
         connection: None,
-        position: None,
-        unreported_snapshot: None,
+        position: warm,
+        // A warm gateway reports parked at its first poll, with no snapshot.
+        unreported_snapshot: warm.map(|_| 0),
     };
     let mut failures: u32 = 0;
     let mut parked = false;

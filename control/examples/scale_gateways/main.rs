@@ -86,6 +86,15 @@ enum Command {
         /// Exit 1 unless every gateway parked and received every forget.
         #[arg(long)]
         require_all: bool,
+        /// Start the gateways from the seq of a snapshot taken once here,
+        /// without one each (gateways reconnecting to restarted replicas):
+        /// the forget fan-out and memory per parked poll, without the
+        /// snapshot herd.
+        #[arg(long)]
+        warm: bool,
+        /// The database's postmaster pid: its CPU and its backends' too.
+        #[arg(long)]
+        db_pid: Option<u32>,
     },
 }
 
@@ -112,6 +121,8 @@ async fn main() {
             cold_start_limit_s,
             drain_limit_s,
             require_all,
+            warm,
+            db_pid,
         } => {
             let setup = RunSetup {
                 gateways,
@@ -123,6 +134,8 @@ async fn main() {
                 },
                 cold_start_limit: Duration::from_secs(cold_start_limit_s),
                 drain_limit: Duration::from_secs(drain_limit_s),
+                warm,
+                db_pid,
             };
             match run(
                 &replicas,
@@ -312,6 +325,8 @@ struct RunSetup {
     timings: Timings,
     cold_start_limit: Duration,
     drain_limit: Duration,
+    warm: bool,
+    db_pid: Option<u32>,
 }
 
 /// A forget made: the id it names and when its answer came.
@@ -339,9 +354,12 @@ async fn run(
     let client_cpu_start = report::sample(std::process::id()).unwrap_or_default();
 
     // The values to forget: e-mail entries of the vault, read once here.
-    let (entries, targets) = forget_targets(&replicas[0], &token, setup.forgets).await?;
+    let (entries, seq, targets) = forget_targets(&replicas[0], &token, setup.forgets).await?;
+    let warm = setup.warm.then_some(seq);
+    let db_cpu = || setup.db_pid.map(report::tree_cpu_s);
 
     let before = sample_all(pids);
+    let db_before = db_cpu();
     let started = Instant::now();
     let (reports_tx, mut reports) = mpsc::unbounded_channel();
     for id in 0..setup.gateways {
@@ -351,6 +369,7 @@ async fn run(
             replica,
             token.clone(),
             setup.timings,
+            warm,
             reports_tx.clone(),
         ));
     }
@@ -385,6 +404,7 @@ async fn run(
     // Let the replicas finish answering the first polls' reads before the CPU sample.
     drain_for(&mut reports, Duration::from_secs(1), &mut cold_failures).await;
     let after_cold = sample_all(pids);
+    let db_cold = db_cpu();
 
     // Forgets, spaced, each through the next replica; the receipts are
     // gathered meanwhile.
@@ -431,6 +451,7 @@ async fn run(
         .await
         .map_err(|err| CallError(format!("forget task: {err}")))??;
     let after_forgets = sample_all(pids);
+    let db_end = db_cpu();
 
     let mut propagation = Vec::with_capacity(receipts.len());
     let mut before_answer = 0;
@@ -460,6 +481,11 @@ async fn run(
         propagation,
         before_answer,
         run_failures,
+        db_cpu: match (db_before, db_cold, db_end) {
+            (Some(a), Some(b), Some(c)) => Some([a, b, c]),
+            _ => None,
+        },
+        warm: setup.warm,
         client_cpu_s: client_cpu_end.cpu_s - client_cpu_start.cpu_s,
     })
 }
@@ -478,12 +504,13 @@ async fn drain_for(
     }
 }
 
-/// The vault's entry count and `count` e-mail entries (id, value) to forget.
+/// The vault's entry count, its seq, and `count` e-mail entries (id,
+/// value) to forget.
 async fn forget_targets(
     replica: &Replica,
     token: &str,
     count: usize,
-) -> Result<(usize, Vec<(String, String)>), CallError> {
+) -> Result<(usize, u64, Vec<(String, String)>), CallError> {
     let mut connection = Connection::open(replica, Duration::from_secs(10)).await?;
     let bearer = format!("Bearer {token}");
     let answer = connection
@@ -513,7 +540,7 @@ async fn forget_targets(
             targets.len()
         )));
     }
-    Ok((snapshot.entries.len(), targets))
+    Ok((snapshot.entries.len(), snapshot.seq, targets))
 }
 
 /// Forgets each target in turn through the next replica, `every` apart.

@@ -45,6 +45,42 @@ pub fn sample(pid: u32) -> Option<ProcessSample> {
     })
 }
 
+/// The CPU seconds of process `pid` and of its children alive now (the
+/// PostgreSQL postmaster and its backends).
+pub fn tree_cpu_s(pid: u32) -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    let mut total = 0.0;
+    for entry in dir.flatten() {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ppid: Option<u32> = fields.get(1).and_then(|f| f.parse().ok());
+        if child == pid || ppid == Some(pid) {
+            let ticks = |i: usize| {
+                fields
+                    .get(i)
+                    .and_then(|f| f.parse::<f64>().ok())
+                    .unwrap_or(0.0)
+            };
+            total += (ticks(11) + ticks(12)) / USER_HZ;
+        }
+    }
+    total
+}
+
 /// Samples every pid (a gone process reads as zeros).
 pub fn sample_all(pids: &[u32]) -> Vec<ProcessSample> {
     pids.iter()
@@ -93,6 +129,11 @@ pub struct Figures {
     /// Receipts that arrived before the forget call's answer did.
     pub before_answer: usize,
     pub run_failures: u64,
+    /// The database's CPU (postmaster and backends) at the same three
+    /// moments, when its pid was given.
+    pub db_cpu: Option<[f64; 3]>,
+    /// Gateways started from a held position, without a snapshot.
+    pub warm: bool,
     /// This process's own CPU over the run (it shares the machine).
     pub client_cpu_s: f64,
 }
@@ -126,8 +167,12 @@ impl Figures {
             sum(&self.before, &self.after_cold)
         );
         match self.snapshot_bytes {
-            Some(bytes) => println!("snapshot            {bytes} bytes per gateway start (JSON)"),
-            None => println!("snapshot            none received"),
+            Some(bytes) if !self.warm => {
+                println!("snapshot            {bytes} bytes per gateway start (JSON)")
+            }
+            _ => println!(
+                "snapshot            none taken (warm: the gateways resumed from a held seq)"
+            ),
         }
         println!(
             "forget propagation  {}/{} receipts ({} before the answer); answer → receipt p50 {}, p99 {}, max {}; {} failed calls",
@@ -145,6 +190,14 @@ impl Figures {
             sum(&self.after_cold, &self.after_forgets) / self.forgets.max(1) as f64,
             self.client_cpu_s
         );
+        if let Some([start, cold, end]) = self.db_cpu {
+            println!(
+                "database CPU        cold start {:.2} s, forgets {:.2} s ({:.3} s a forget)",
+                cold - start,
+                end - cold,
+                (end - cold) / self.forgets.max(1) as f64
+            );
+        }
         println!("replica  CPU cold (s)  CPU forgets (s)  RSS idle (MiB)  RSS parked (MiB)  peak RSS (MiB)");
         for i in 0..self.before.len() {
             println!(
@@ -158,19 +211,34 @@ impl Figures {
             );
         }
         let hwm: Vec<String> = self.after_forgets.iter().map(|s| mib(s.hwm_kib)).collect();
-        let parked: Vec<String> = self.after_cold.iter().map(|s| mib(s.rss_kib)).collect();
+        let parked: Vec<String> = self
+            .before
+            .iter()
+            .zip(&self.after_cold)
+            .map(|(idle, parked)| format!("{} → {}", mib(idle.rss_kib), mib(parked.rss_kib)))
+            .collect();
+        let db = |i: usize, j: usize| {
+            self.db_cpu
+                .map_or("–".to_string(), |cpu| format!("{:.1} s", cpu[j] - cpu[i]))
+        };
         println!(
-            "row: | {} | {:.1} s | {:.1} s | {} | {} | {} | {} | {}/{} | {:.2} s | {} | {} |",
+            "row: | {}{} | {:.1} s | {:.1} s | {} | {} | {} | {} | {} | {}/{} | {:.2} s | {} | {} | {} |",
             self.gateways,
+            if self.warm { " warm" } else { "" },
             self.cold_start.as_secs_f64(),
             sum(&self.before, &self.after_cold),
-            self.snapshot_bytes.unwrap_or(0),
+            db(0, 1),
+            match self.snapshot_bytes {
+                Some(bytes) if !self.warm => bytes.to_string(),
+                _ => "–".to_string(),
+            },
             ms(percentile(&self.propagation, 50.0)),
             ms(percentile(&self.propagation, 99.0)),
             ms(self.propagation.last().copied().unwrap_or_default()),
             self.propagation.len(),
             self.gateways * self.forgets,
             sum(&self.after_cold, &self.after_forgets),
+            db(1, 2),
             parked.join(" / "),
             hwm.join(" / "),
         );
