@@ -13,7 +13,8 @@
 # (default 10), --forget-every-ms MS (default 2000), --callout-timeout-ms MS
 # (the snapshot call's limit; default 5000, the filter's calloutTimeoutMs),
 # --warm (the gateways resume from a held seq, no snapshot each: the forget
-# fan-out and memory per parked poll without the snapshot herd).
+# fan-out and memory per parked poll without the snapshot herd),
+# --cold-start-limit-s S (default 600: then the run goes on with those parked).
 # LATET_PROFILE=debug uses the debug binaries (the test command's); release
 # by default.
 # Everything it starts is stopped, and its temp dirs removed, on exit.
@@ -35,6 +36,7 @@ while (($#)); do
     --forget-every-ms) forget_every_ms="$2"; shift ;;
     --callout-timeout-ms) run_flags+=(--callout-timeout-ms "$2"); shift ;;
     --warm) run_flags+=(--warm) ;;
+    --cold-start-limit-s) run_flags+=(--cold-start-limit-s "$2"); shift ;;
     -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *[!0-9]* | "") latet_die "not a gateway count: $1 (see --help)" ;;
     *) counts+=("$1") ;;
@@ -130,6 +132,12 @@ for n in "${counts[@]}"; do
     "${run_flags[@]}" | tee "$work/run-$n.out"
   rows+=("$(sed -n 's/^row: //p' "$work/run-$n.out")")
   latet_stop_all
+  # No value (the synthetic ones are all @example.org) and no token in
+  # what the replicas logged or the client printed.
+  if grep -lF -e '@example.org' -e "$(cat "$work/gateway.token")" -e "$(cat "$work/forget.token")" \
+    -e "$(cat "$work/admin.token")" "$work"/*.log "$work/run-$n.out" >&2; then
+    latet_die "a value or a token was logged (files above)"
+  fi
 done
 
 echo

@@ -185,6 +185,8 @@ fn write_token(path: &Path, token: &str) -> Result<(), CallError> {
 }
 
 const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// How often the cold start says how far it got (stderr).
+const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 
 /// POSTs JSON with a bearer token; the answer's body as JSON, 200 only.
 async fn post_json(
@@ -381,8 +383,17 @@ async fn run(
     let mut snapshot_bytes = None;
     let mut cold_failures = 0u64;
     let cold_deadline = started + setup.cold_start_limit;
+    let mut progress_at = started + PROGRESS_EVERY;
     while parked_count < setup.gateways {
-        match tokio::time::timeout_at(cold_deadline, reports.recv()).await {
+        if Instant::now() >= progress_at {
+            progress_at += PROGRESS_EVERY;
+            eprintln!(
+                "scale_gateways: cold start, {:.0} s: {parked_count}/{} parked, {cold_failures} failed calls",
+                started.elapsed().as_secs_f64(),
+                setup.gateways
+            );
+        }
+        match tokio::time::timeout_at(cold_deadline.min(progress_at), reports.recv()).await {
             Ok(Some(Report::Parked {
                 gateway,
                 at,
@@ -397,7 +408,9 @@ async fn run(
             }
             Ok(Some(Report::Failed)) => cold_failures += 1,
             Ok(Some(Report::Forgotten { .. })) => {}
-            Ok(None) | Err(_) => break,
+            Ok(None) => break,
+            Err(_) if Instant::now() >= cold_deadline => break,
+            Err(_) => {}
         }
     }
     let cold_start = last_parked - started;
@@ -543,6 +556,9 @@ async fn forget_targets(
     Ok((snapshot.entries.len(), snapshot.seq, targets))
 }
 
+/// How often a refused forget call is asked again.
+const FORGET_TRIES: u32 = 30;
+
 /// Forgets each target in turn through the next replica, `every` apart.
 async fn forget_one_by_one(
     replicas: Vec<Replica>,
@@ -560,13 +576,24 @@ async fn forget_one_by_one(
             tokio::time::sleep(every).await;
         }
         let connection = &mut connections[k % replicas.len()];
-        let answer = post_json(
-            connection,
-            "/_latet/apps/v1/forget",
-            &token,
-            &serde_json::json!({"values": [value]}),
-        )
-        .await?;
+        let body = serde_json::json!({"values": [value]});
+        // A replica whose pool is exhausted answers 503 and changes
+        // nothing: ask again, as an app would; the clock starts at the
+        // answer that forgot.
+        let mut tries = 0;
+        let answer = loop {
+            match post_json(connection, "/_latet/apps/v1/forget", &token, &body).await {
+                Ok(answer) => break answer,
+                Err(err) if tries < FORGET_TRIES => {
+                    tries += 1;
+                    eprintln!("scale_gateways: forget {k}: {err}; asking again in 1 s");
+                    *connection =
+                        Connection::open(&replicas[k % replicas.len()], CALL_TIMEOUT).await?;
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(err) => return Err(err),
+            }
+        };
         let answered = Instant::now();
         if answer["forgotten"].as_u64() != Some(1) {
             return Err(CallError(format!("forget {k}: nothing forgotten")));
