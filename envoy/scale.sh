@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale simulation of the gateway fleet (issue 17 item 5): a throwaway
+# Scale simulation of the gateway fleet: a throwaway
 # PostgreSQL cluster, two `latet serve` replicas over it (one master key, one
 # admin token), a key with a vault of synthetic values, then N simulated
 # gateways (control/examples/scale_gateways: what the filter's poller does,
