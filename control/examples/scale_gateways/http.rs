@@ -121,3 +121,39 @@ impl Connection {
             .map_err(|_| CallError("timed out".into()))?
     }
 }
+
+/// The limit of one seeding, admin or forget call.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// POSTs JSON with a bearer token; the answer's body as JSON, 200 only.
+pub async fn post_json(
+    connection: &mut Connection,
+    path: &str,
+    token: &str,
+    body: &impl serde::Serialize,
+) -> Result<serde_json::Value, CallError> {
+    let bytes = serde_json::to_vec(body).map_err(|err| CallError(err.to_string()))?;
+    let bearer = format!("Bearer {token}");
+    let answer = connection
+        .call(
+            Method::POST,
+            path,
+            &[
+                (header::AUTHORIZATION, &bearer),
+                (header::CONTENT_TYPE, "application/json"),
+            ],
+            Bytes::from(bytes),
+            CALL_TIMEOUT,
+            || {},
+        )
+        .await?;
+    if answer.status != 200 {
+        // The error body names codes and counts, never a value.
+        return Err(CallError(format!(
+            "{path} answered {}: {}",
+            answer.status,
+            String::from_utf8_lossy(&answer.body)
+        )));
+    }
+    serde_json::from_slice(&answer.body).map_err(|err| CallError(format!("{path}: {err}")))
+}

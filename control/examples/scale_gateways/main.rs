@@ -1,7 +1,7 @@
 //! Scale simulation of the gateway fleet against `latet serve` replicas
 //! (driven by `envoy/scale.sh`; figures in BENCHMARKS.md).
 //!
-//! `seed` creates a key, a token with `forget`, and a vault of synthetic
+//! `seed` (seed.rs) creates a key, a token with `forget`, and a vault of synthetic
 //! e-mail addresses through the entries API (1,000 a call, the fastest way
 //! in); `run` starts N simulated gateways spread over the replicas, each
 //! doing what the filter's poller does (snapshot, then long-poll the feed),
@@ -13,14 +13,15 @@
 mod gateway;
 mod http;
 mod report;
+mod seed;
 
 use bytes::Bytes;
 use clap::{Parser, Subcommand};
 use gateway::{Report, Timings};
-use http::{CallError, Connection, Replica};
+use http::{post_json, CallError, Connection, Replica, CALL_TIMEOUT};
 use hyper::{header, Method};
 use latet_core::kind::Kind;
-use latet_core::wire::{parse_snapshot, EntriesRequest, NewValue, WIRE_VERSION};
+use latet_core::wire::parse_snapshot;
 use report::{sample_all, Figures};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -107,7 +108,7 @@ async fn main() {
             key,
             values,
             out_dir,
-        } => seed(&replicas, &admin_token_file, &key, values, &out_dir).await,
+        } => seed::seed(&replicas, &admin_token_file, &key, values, &out_dir).await,
         Command::Run {
             replicas,
             pids,
@@ -166,158 +167,14 @@ async fn main() {
     }
 }
 
-fn read_token(path: &Path) -> Result<String, CallError> {
+pub(crate) fn read_token(path: &Path) -> Result<String, CallError> {
     std::fs::read_to_string(path)
         .map(|t| t.trim().to_string())
         .map_err(|err| CallError(format!("{}: {err}", path.display())))
 }
 
-fn write_token(path: &Path, token: &str) -> Result<(), CallError> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut file| file.write_all(token.as_bytes()))
-        .map_err(|err| CallError(format!("{}: {err}", path.display())))
-}
-
-const CALL_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the cold start says how far it got (stderr).
 const PROGRESS_EVERY: Duration = Duration::from_secs(30);
-
-/// POSTs JSON with a bearer token; the answer's body as JSON, 200 only.
-async fn post_json(
-    connection: &mut Connection,
-    path: &str,
-    token: &str,
-    body: &impl serde::Serialize,
-) -> Result<serde_json::Value, CallError> {
-    let bytes = serde_json::to_vec(body).map_err(|err| CallError(err.to_string()))?;
-    let bearer = format!("Bearer {token}");
-    let answer = connection
-        .call(
-            Method::POST,
-            path,
-            &[
-                (header::AUTHORIZATION, &bearer),
-                (header::CONTENT_TYPE, "application/json"),
-            ],
-            Bytes::from(bytes),
-            CALL_TIMEOUT,
-            || {},
-        )
-        .await?;
-    if answer.status != 200 {
-        // The error body names codes and counts, never a value.
-        return Err(CallError(format!(
-            "{path} answered {}: {}",
-            answer.status,
-            String::from_utf8_lossy(&answer.body)
-        )));
-    }
-    serde_json::from_slice(&answer.body).map_err(|err| CallError(format!("{path}: {err}")))
-}
-
-fn token_of(answer: &serde_json::Value) -> Result<String, CallError> {
-    answer["token"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| CallError("no token in the answer".into()))
-}
-
-/// The synthetic value number `i` (not a person's).
-fn synthetic_value(i: usize) -> String {
-    format!("scale.{i:06}@example.org")
-}
-
-async fn seed(
-    replica_urls: &[String],
-    admin_token_file: &Path,
-    key: &str,
-    values: usize,
-    out_dir: &Path,
-) -> Result<(), CallError> {
-    let replicas = replica_urls
-        .iter()
-        .map(|url| Replica::parse(url))
-        .collect::<Result<Vec<_>, _>>()?;
-    let admin = read_token(admin_token_file)?;
-    let timeout = Duration::from_secs(10);
-    let mut connection = Connection::open(&replicas[0], timeout).await?;
-    let created = post_json(
-        &mut connection,
-        "/_latet/admin/v1/keys",
-        &admin,
-        &serde_json::json!({"name": key}),
-    )
-    .await?;
-    let gateway_token = token_of(&created)?;
-    let erasure = post_json(
-        &mut connection,
-        &format!("/_latet/admin/v1/keys/{key}/tokens"),
-        &admin,
-        &serde_json::json!({"name": "erasure", "permissions": ["forget"]}),
-    )
-    .await?;
-    write_token(&out_dir.join("gateway.token"), &gateway_token)?;
-    write_token(&out_dir.join("forget.token"), &token_of(&erasure)?)?;
-
-    // Batches of 1,000 (the most a call takes), one stream per replica.
-    let started = Instant::now();
-    let batches: Vec<Vec<usize>> = (0..values)
-        .collect::<Vec<_>>()
-        .chunks(latet_core::wire::MAX_VALUES_PER_CALL)
-        .map(<[usize]>::to_vec)
-        .collect();
-    let mut streams = Vec::new();
-    for (r, replica) in replicas.iter().enumerate() {
-        let mine: Vec<Vec<usize>> = batches
-            .iter()
-            .skip(r)
-            .step_by(replicas.len())
-            .cloned()
-            .collect();
-        let (replica, token) = (replica.clone(), gateway_token.clone());
-        streams.push(tokio::spawn(async move {
-            let mut connection = Connection::open(&replica, timeout).await?;
-            for batch in mine {
-                let request = EntriesRequest {
-                    version: WIRE_VERSION,
-                    values: batch
-                        .into_iter()
-                        .map(|i| NewValue {
-                            kind: Kind::Email,
-                            value: synthetic_value(i),
-                        })
-                        .collect(),
-                };
-                post_json(
-                    &mut connection,
-                    "/_latet/gateway/v1/entries",
-                    &token,
-                    &request,
-                )
-                .await?;
-            }
-            Ok::<(), CallError>(())
-        }));
-    }
-    for stream in streams {
-        stream
-            .await
-            .map_err(|err| CallError(format!("seed task: {err}")))??;
-    }
-    let took = started.elapsed().as_secs_f64();
-    println!(
-        "seeded {values} values in {took:.1} s ({:.0} values/s, entries API, {} streams)",
-        values as f64 / took,
-        replicas.len()
-    );
-    Ok(())
-}
 
 /// The knobs of one run.
 struct RunSetup {
