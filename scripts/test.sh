@@ -53,6 +53,9 @@ stage "two control replicas on PostgreSQL, one killed mid-run (real Envoy)" env 
 stage "attack corpus on real Envoy" env LATET_PROFILE=debug bash envoy/attacks.sh
 stage "faults on real Envoy (VM crash under FAIL_CLOSED, restart with a held forget)" env LATET_PROFILE=debug bash envoy/faults.sh
 stage "forget storm through Envoy (short)" env LATET_PROFILE=debug bash envoy/storm/storm.sh --ci
+# 20 simulated gateways on two replicas over a throwaway PostgreSQL
+# cluster: one forget must reach every one (the figures: envoy/scale.sh N…).
+stage "scale simulation (smoke: 20 gateways, two replicas on PostgreSQL)" env LATET_PROFILE=debug bash envoy/scale.sh --smoke
 stage "benchmark (smoke mode)" env LATET_PROFILE=debug bash envoy/bench.sh --smoke
 stage "fuzz (smoke: seconds per target)" bash scripts/fuzz-smoke.sh 5
 echo "all checks passed"
