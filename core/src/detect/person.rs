@@ -1050,6 +1050,7 @@ fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
     while end < words.len()
         && end < at + 2
         && words[end].gap == Gap::Space
+        && !ends_sentence(&words[end - 1])
         && words[end].name_like()
     {
         if !words[end].is(flag::GIVEN) {
@@ -1057,9 +1058,10 @@ fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
         }
         end += 1;
     }
-    let alone = words
-        .get(end)
-        .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
+    let alone = ends_sentence(&words[end - 1])
+        || words
+            .get(end)
+            .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
     alone.then_some(end)
 }
 
@@ -1340,5 +1342,16 @@ mod tests {
     fn greetings_and_titles_make_ambiguous_names_names() {
         assert_eq!(names("Dear Will,"), ["Will"]);
         assert_eq!(names("Rosa Martínez llamó"), ["Rosa Martínez"]);
+    }
+}
+#[cfg(test)]
+mod dbg_tests {
+    #[test]
+    fn dbg() {
+        for t in ["Kunde: Schulz, Hans-Peter. Interessiert", "Rossi, Mario called", "Cliente: Gutiérrez, Francisco Javier. Interesado"] {
+            let mut out = Vec::new();
+            super::find(t, &super::NeverMask::default(), &mut out);
+            eprintln!("{t}: {:?}", out.iter().map(|f| &t[f.start..f.end]).collect::<Vec<_>>());
+        }
     }
 }
