@@ -1115,6 +1115,7 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
         }
         let mut taken = 0;
         let mut end = 0;
+        let mut capitalised = false;
         for (k, w) in words[first..].iter().enumerate() {
             if k == 0
                 && !text[from..w.start]
@@ -1126,6 +1127,11 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
             if k > 0 && w.gap != Gap::Space {
                 break;
             }
+            // A capitalised name after a title is the runs' to judge; a
+            // title cue is for names in lower case (`mme chantal roux`).
+            if k == 0 && w.case != Case::Lower && first > 0 && words[first - 1].is(flag::TITLE) {
+                break;
+            }
             if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
                 break;
             }
@@ -1134,9 +1140,13 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
             } else {
                 w.known() || taken == 0 || w.is(flag::PARTICLE)
             };
-            if !ok || taken == 3 {
+            // After a capitalised name, a lower-case word is prose (`Mrs.
+            // Doyle will call`), unless a particle.
+            let prose = taken > 0 && capitalised && w.case == Case::Lower && !w.is(flag::PARTICLE);
+            if !ok || taken == 3 || prose {
                 break;
             }
+            capitalised |= w.case != Case::Lower;
             taken += 1;
             // A name does not end on a particle (`je suis Mamadou Koné de
             // la société`).
@@ -1348,10 +1358,17 @@ mod tests {
 mod dbg_tests {
     #[test]
     fn dbg() {
-        for t in ["Kunde: Schulz, Hans-Peter. Interessiert", "Rossi, Mario called", "Cliente: Gutiérrez, Francisco Javier. Interesado"] {
+        for t in [
+            "Kunde: Schulz, Hans-Peter. Interessiert",
+            "Rossi, Mario called",
+            "Cliente: Gutiérrez, Francisco Javier. Interesado",
+        ] {
             let mut out = Vec::new();
             super::find(t, &super::NeverMask::default(), &mut out);
-            eprintln!("{t}: {:?}", out.iter().map(|f| &t[f.start..f.end]).collect::<Vec<_>>());
+            eprintln!(
+                "{t}: {:?}",
+                out.iter().map(|f| &t[f.start..f.end]).collect::<Vec<_>>()
+            );
         }
     }
 }
