@@ -611,8 +611,59 @@ impl Reader<'_> {
             let parts = folded.split('-').map(|p| lexicon.flags(p));
             flags |= parts.fold(0, |a, f| a | f) & (flag::GIVEN | flag::SURNAME);
         }
+        if flags == 0 && surname_by_form(folded) {
+            flags = flag::SURNAME | flag::AMBIGUOUS;
+        }
         flags
     }
+}
+
+/// Endings of surnames of families from eastern and south-eastern Europe,
+/// Turkey and Greece that the lists cannot all hold (`Petrović`,
+/// `Popescu`, `Worobjowa`, `Kowalewski`, `Yıldızoğlu`, `Papadopoulos`),
+/// with the least folded length of a word that ends so. Such a word is a
+/// surname that alone needs evidence, like the broad lists' names.
+const SURNAME_ENDINGS: &[(&str, usize)] = &[
+    ("ovic", 6),
+    ("evic", 6),
+    ("ovich", 7),
+    ("evich", 7),
+    ("escu", 6),
+    ("eanu", 6),
+    ("owski", 7),
+    ("ewski", 7),
+    ("ovski", 7),
+    ("evski", 7),
+    ("inski", 7),
+    ("ynski", 7),
+    ("owska", 7),
+    ("ewska", 7),
+    ("oglu", 6),
+    ("opoulos", 9),
+    ("enko", 6),
+    ("chuk", 6),
+    ("shvili", 8),
+    ("ova", 7),
+    ("owa", 7),
+    ("eva", 7),
+    ("ov", 6),
+    ("ev", 6),
+];
+
+/// Whether a folded word the lists do not know has a surname's form: one
+/// of [`SURNAME_ENDINGS`], or an Arabic `al-`/`el-` article before a
+/// word (`Al-Masri`, `El-Sayed`).
+fn surname_by_form(folded: &str) -> bool {
+    if let Some(rest) = folded
+        .strip_prefix("al-")
+        .or_else(|| folded.strip_prefix("el-"))
+    {
+        return rest.len() >= 3 && rest.bytes().all(|b| b.is_ascii_lowercase());
+    }
+    folded.bytes().all(|b| b.is_ascii_lowercase())
+        && SURNAME_ENDINGS
+            .iter()
+            .any(|&(ending, least)| folded.len() >= least && folded.ends_with(ending))
 }
 
 /// `and` in the six languages, between two names of a sign-off.
