@@ -932,7 +932,13 @@ fn judge_part(
             && k + 1 == to
             && (titled || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN)))
     };
-    if (from..to).any(|k| words[k].is(flag::PLACE) && !words[k].strong() && !place_surname(k)) {
+    // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
+    // even when also a place (`Rosario`).
+    let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
+    greeted |= sign_off;
+    if !sign_off
+        && (from..to).any(|k| words[k].is(flag::PLACE) && !words[k].strong() && !place_surname(k))
+    {
         return;
     }
     if let Some(next) = words.get(to) {
@@ -952,8 +958,6 @@ fn judge_part(
             from += first_given;
         }
     }
-    // A sign-off alone on its line under `Un abrazo,` or `Best,`.
-    greeted |= words[from].under_comma && to - from <= 2 && ends_line(words, to);
     let part = &words[from..to];
     let names = || part.iter().filter(|w| w.case != Case::Lower);
     let strong = names().filter(|w| w.strong()).count();
@@ -1400,26 +1404,109 @@ mod tests {
     }
 
     #[test]
+    fn surname_comma_given_with_two_names_a_side() {
+        for (text, want) in [
+            (
+                "Cliente: Gutiérrez, Francisco Javier. Interesado.",
+                "Gutiérrez, Francisco Javier",
+            ),
+            (
+                "Kunde: Schulz, Hans-Peter. Interessiert",
+                "Schulz, Hans-Peter",
+            ),
+            (
+                r#"{"cliente": "Moreno Pérez, Ana Belén"}"#,
+                "Moreno Pérez, Ana Belén",
+            ),
+            ("Nom : Da Costa, Ana Paula\nSociété", "Da Costa, Ana Paula"),
+        ] {
+            assert_eq!(names(text), [want], "{text}");
+        }
+        // A list of full names stays a list.
+        assert_eq!(
+            names("Presenti: Roberto Conti, Alessia Barbieri."),
+            ["Roberto Conti", "Alessia Barbieri"]
+        );
+    }
+
+    #[test]
+    fn sign_offs_under_a_comma_line() {
+        assert_eq!(names("Grazie!\nUn abbraccio,\nVale"), ["Vale"]);
+        assert_eq!(
+            names("¡Gracias!\nUn beso enorme,\nRosario y Tomás"),
+            ["Rosario", "Tomás"]
+        );
+        // Not when the line goes on as prose.
+        assert!(names("Hello,\nVictoria station is closed").is_empty());
+    }
+
+    #[test]
+    fn particles_after_titles_and_leading_the_name() {
+        assert_eq!(names("Sehr geehrte Frau Prof. von Arnim,"), ["von Arnim"]);
+        assert_eq!(names("Maître Da Silva,"), ["Da Silva"]);
+        assert_eq!(
+            names("Attendees: Ben Carter, Fatima Al-Sayed."),
+            ["Ben Carter", "Fatima Al-Sayed"]
+        );
+        assert!(names("Leí El País ayer.").is_empty());
+    }
+
+    #[test]
+    fn place_words_that_are_surnames() {
+        assert_eq!(names("Cordiali saluti,\nElena Fontana"), ["Elena Fontana"]);
+        assert_eq!(names("Estimada Sra. Castillo:"), ["Castillo"]);
+        assert!(names("Ci vediamo a Villa Borghese.").is_empty());
+        // Streets named after people, over a title or hyphens.
+        assert!(names("entregue na Rua Dom Pedro II, 300").is_empty());
+        assert!(names("im Gebäude Konrad-Adenauer-Allee 3.").is_empty());
+    }
+
+    #[test]
+    fn companies_beside_ampersands_and_acronyms() {
+        for text in [
+            "Explain how Johnson & Johnson's settlement works.",
+            "the Marks & Spencer gift card",
+            "What's a Roth ROI?",
+            "Service commercial, Transports Garnier",
+            "the report for Bosch is wrong",
+        ] {
+            assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+        }
+        assert_eq!(names("Un bacio,\nPina & Franco"), ["Pina", "Franco"]);
+        assert_eq!(names("Dress by Christian Dior."), ["Christian Dior"]);
+    }
+
+    #[test]
+    fn cues_with_an_article_or_a_title_in_lower_case() {
+        assert_eq!(names("aqui é o gustavo, do financeiro"), ["gustavo"]);
+        assert_eq!(names("ich bin der niklas aus dem vertrieb"), ["niklas"]);
+        assert_eq!(
+            names("utilisatrice : mme chantal roux (compta)"),
+            ["chantal roux"]
+        );
+        // A cue's name ends before a particle and before prose.
+        assert_eq!(
+            names("je suis Mamadou Koné de la société BTP Sud"),
+            ["Mamadou Koné"]
+        );
+        assert_eq!(names("Mrs. Doyle will call you"), ["Doyle"]);
+    }
+
+    #[test]
+    fn surnames_known_by_their_form() {
+        assert_eq!(names("Anfrage von Dragan Petrović"), ["Dragan Petrović"]);
+        assert_eq!(
+            names("Natascha Worobjowa hat angerufen"),
+            ["Natascha Worobjowa"]
+        );
+        assert_eq!(names("Termin mit Omar Al-Masri"), ["Omar Al-Masri"]);
+        assert!(surname_by_form("popescu") && surname_by_form("kowalewski"));
+        assert!(!surname_by_form("rev") && !surname_by_form("geneva"));
+    }
+
+    #[test]
     fn greetings_and_titles_make_ambiguous_names_names() {
         assert_eq!(names("Dear Will,"), ["Will"]);
         assert_eq!(names("Rosa Martínez llamó"), ["Rosa Martínez"]);
-    }
-}
-#[cfg(test)]
-mod dbg_tests {
-    #[test]
-    fn dbg() {
-        for t in [
-            "Kunde: Schulz, Hans-Peter. Interessiert",
-            "Rossi, Mario called",
-            "Cliente: Gutiérrez, Francisco Javier. Interesado",
-        ] {
-            let mut out = Vec::new();
-            super::find(t, &super::NeverMask::default(), &mut out);
-            eprintln!(
-                "{t}: {:?}",
-                out.iter().map(|f| &t[f.start..f.end]).collect::<Vec<_>>()
-            );
-        }
     }
 }
