@@ -1089,7 +1089,7 @@ fn surnames_only(part: &[Word]) -> bool {
             .is_some_and(|w| w.is(flag::SURNAME) && w.case != Case::Lower)
         && part.iter().all(|w| {
             w.case != Case::Initial
-                && (w.is(flag::SURNAME) || w.is(flag::PARTICLE))
+                && (w.is(flag::SURNAME) || (w.is(flag::PARTICLE) && !w.is(flag::GIVEN)))
                 && !w.is(flag::PLACE)
         })
 }
