@@ -8,9 +8,12 @@
 //! `Sig.ra`, `Frau`). A name that is also a common word (`Will`, `Rosa`)
 //! needs a title, a greeting or a second name part beside it. A run next
 //! to a place or organisation word (`Via Garibaldi`, `Ferrari S.p.A.`) is
-//! not a person. `Rossi, Mario` is one name. After a cue (`my name is`,
-//! `me llamo`, `ich heiße`) the next words are a name even in lower case.
-//! Titles, greetings and possessive endings are left out of the span.
+//! not a person, and so is a lone name beside `&` (`Marks & Spencer`).
+//! `Rossi, Mario` and `Moreno Pérez, Ana Belén` are one name. After a cue
+//! (`my name is`, `me llamo`, `ich heiße`, a title in lower case, `mme`)
+//! the next words are a name even in lower case. A name alone on its line
+//! under one ending in a comma is a sign-off. Titles, greetings and
+//! possessive endings are left out of the span.
 
 mod lexicon;
 
