@@ -663,7 +663,17 @@ fn surname_by_form(folded: &str) -> bool {
     {
         return rest.len() >= 3 && rest.bytes().all(|b| b.is_ascii_lowercase());
     }
-    folded.bytes().all(|b| b.is_ascii_lowercase())
+    // Most words read are short or end otherwise: two bytes decide
+    // before the list is walked (this runs for every unknown word).
+    let tail = folded.as_bytes().get(folded.len().saturating_sub(2)..);
+    let may_end_so = folded.len() >= 6
+        && matches!(
+            tail,
+            Some(b"ic" | b"ch" | b"cu" | b"nu" | b"ki" | b"ka" | b"lu" | b"os" | b"ko" | b"uk")
+                | Some(b"li" | b"va" | b"wa" | b"ov" | b"ev")
+        );
+    may_end_so
+        && folded.bytes().all(|b| b.is_ascii_lowercase())
         && SURNAME_ENDINGS
             .iter()
             .any(|&(ending, least)| folded.len() >= least && folded.ends_with(ending))
