@@ -8,9 +8,12 @@
 //! `Sig.ra`, `Frau`). A name that is also a common word (`Will`, `Rosa`)
 //! needs a title, a greeting or a second name part beside it. A run next
 //! to a place or organisation word (`Via Garibaldi`, `Ferrari S.p.A.`) is
-//! not a person. `Rossi, Mario` is one name. After a cue (`my name is`,
-//! `me llamo`, `ich heiße`) the next words are a name even in lower case.
-//! Titles, greetings and possessive endings are left out of the span.
+//! not a person, and so is a lone name beside `&` (`Marks & Spencer`).
+//! `Rossi, Mario` and `Moreno Pérez, Ana Belén` are one name. After a cue
+//! (`my name is`, `me llamo`, `ich heiße`, a title in lower case, `mme`)
+//! the next words are a name even in lower case. A name alone on its line
+//! under one ending in a comma is a sign-off. Titles, greetings and
+//! possessive endings are left out of the span.
 
 mod lexicon;
 
@@ -87,6 +90,15 @@ struct Word {
     /// What separates it from the word before is only spaces, line breaks,
     /// commas and dashes (a sign-off under its greeting).
     soft_break: bool,
+    /// Starts a line.
+    line_start: bool,
+    /// Starts a line under one that ends with a comma (`Un abrazo,\nRosario`):
+    /// a sign-off's name.
+    under_comma: bool,
+    /// An `&` stands between it and the word before (`Marks & Spencer`).
+    amp_before: bool,
+    /// A lower-case `and` of the six languages (`Rosario y Tomás`).
+    conjunction: bool,
     /// Touches a digit, a letter run cut by a non-word char, or a char of
     /// identifiers and base64 (`_ + / =`): part of a token, not a name
     /// (a signature's `…9Anna3…` is not Anna).
@@ -535,6 +547,10 @@ impl Reader<'_> {
             && between
                 .chars()
                 .all(|c| c.is_whitespace() || matches!(c, ',' | '-' | '–' | '—'));
+        let line_start = between.contains('\n') || start == 0;
+        let under_comma = line_start && between.trim_end().ends_with(',');
+        let amp_before = between.contains('&');
+        let conjunction = case == Case::Lower && CONJUNCTIONS.contains(&name);
         let word = Word {
             start,
             end: name_end,
@@ -545,6 +561,10 @@ impl Reader<'_> {
             determiner,
             after_colon,
             soft_break,
+            line_start,
+            under_comma,
+            amp_before,
+            conjunction,
             glued,
             flags,
         };
@@ -576,6 +596,12 @@ impl Reader<'_> {
                 return flag::PLACE;
             }
         }
+        // `Konrad-Adenauer-Allee`, `Jean-Jaurès-Platz`: a street.
+        if let Some((_, tail)) = folded.rsplit_once('-') {
+            if lexicon.flags(tail) & (flag::PLACE | flag::GIVEN | flag::SURNAME) == flag::PLACE {
+                return flag::PLACE;
+            }
+        }
         if flags & (flag::GIVEN | flag::SURNAME) == 0 {
             // `D'Angelo`, `O'Brien`, `d'Artagnan`: the part after the
             // elision is the name.
@@ -588,9 +614,73 @@ impl Reader<'_> {
             let parts = folded.split('-').map(|p| lexicon.flags(p));
             flags |= parts.fold(0, |a, f| a | f) & (flag::GIVEN | flag::SURNAME);
         }
+        if flags == 0 && surname_by_form(folded) {
+            flags = flag::SURNAME | flag::AMBIGUOUS;
+        }
         flags
     }
 }
+
+/// Endings of surnames of families from eastern and south-eastern Europe,
+/// Turkey and Greece that the lists cannot all hold (`Petrović`,
+/// `Popescu`, `Worobjowa`, `Kowalewski`, `Yıldızoğlu`, `Papadopoulos`),
+/// with the least folded length of a word that ends so. Such a word is a
+/// surname that alone needs evidence, like the broad lists' names.
+const SURNAME_ENDINGS: &[(&str, usize)] = &[
+    ("ovic", 6),
+    ("evic", 6),
+    ("ovich", 7),
+    ("evich", 7),
+    ("escu", 6),
+    ("eanu", 6),
+    ("owski", 7),
+    ("ewski", 7),
+    ("ovski", 7),
+    ("evski", 7),
+    ("inski", 7),
+    ("ynski", 7),
+    ("owska", 7),
+    ("ewska", 7),
+    ("oglu", 6),
+    ("opoulos", 9),
+    ("enko", 6),
+    ("chuk", 6),
+    ("shvili", 8),
+    ("ova", 7),
+    ("owa", 7),
+    ("eva", 7),
+    ("ov", 6),
+    ("ev", 6),
+];
+
+/// Whether a folded word the lists do not know has a surname's form: one
+/// of [`SURNAME_ENDINGS`], or an Arabic `al-`/`el-` article before a
+/// word (`Al-Masri`, `El-Sayed`).
+fn surname_by_form(folded: &str) -> bool {
+    if let Some(rest) = folded
+        .strip_prefix("al-")
+        .or_else(|| folded.strip_prefix("el-"))
+    {
+        return rest.len() >= 3 && rest.bytes().all(|b| b.is_ascii_lowercase());
+    }
+    // Most words read are short or end otherwise: two bytes decide
+    // before the list is walked (this runs for every unknown word).
+    let tail = folded.as_bytes().get(folded.len().saturating_sub(2)..);
+    let may_end_so = folded.len() >= 6
+        && matches!(
+            tail,
+            Some(b"ic" | b"ch" | b"cu" | b"nu" | b"ki" | b"ka" | b"lu" | b"os" | b"ko" | b"uk")
+                | Some(b"li" | b"va" | b"wa" | b"ov" | b"ev")
+        );
+    may_end_so
+        && folded.bytes().all(|b| b.is_ascii_lowercase())
+        && SURNAME_ENDINGS
+            .iter()
+            .any(|&(ending, least)| folded.len() >= least && folded.ends_with(ending))
+}
+
+/// `and` in the six languages, between two names of a sign-off.
+const CONJUNCTIONS: &[&str] = &["and", "y", "e", "i", "und", "et"];
 
 /// A char that, beside a word, makes it part of a token (an identifier, a
 /// number, base64).
@@ -658,7 +748,7 @@ fn runs(words: &[Word], out: &mut Vec<Finding>) {
     // The last accepted name, as (first word, last word), for `Rossi, Mario`.
     let mut last: Option<(usize, usize, usize)> = None;
     while i < words.len() {
-        if !words[i].name_like() {
+        if !words[i].name_like() && !particle_after_title(words, i) {
             i += 1;
             continue;
         }
@@ -676,6 +766,17 @@ fn runs(words: &[Word], out: &mut Vec<Finding>) {
         judge(words, i, j, &mut last, out);
         i = j.max(i + 1);
     }
+}
+
+/// `Frau Prof. von Arnim`, `Dott. de Santis`: lower-case particles after a
+/// title lead to the name and belong to it.
+fn particle_after_title(words: &[Word], i: usize) -> bool {
+    i > 0
+        && words[i].case == Case::Lower
+        && words[i].is(flag::PARTICLE)
+        && words[i].gap == Gap::Space
+        && words[i - 1].is(flag::TITLE)
+        && particle_bridge(words, i)
 }
 
 /// A dot after a whole word (not an initial, not a title) ends a sentence:
@@ -789,6 +890,10 @@ fn judge_part(
     // after it.
     if let Some(title) = words[from..to].iter().rposition(|w| w.is(flag::TITLE)) {
         if from + title + 1 < to {
+            // `Rua Dom Pedro II`, `Calle Doctor Fleming`: a street.
+            if words[from..from + title].iter().any(|w| w.is(flag::PLACE)) {
+                return;
+            }
             titled = true;
             from += title + 1;
         }
@@ -798,7 +903,7 @@ fn judge_part(
     if let Some(particle) = words[from..to]
         .iter()
         .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower)
-        .filter(|&p| p == 0)
+        .filter(|&p| p == 0 && !leads_a_name(words, from, to))
         .or_else(|| {
             words[from..to]
                 .iter()
@@ -808,8 +913,11 @@ fn judge_part(
     {
         from += particle + 1;
     }
-    // Lower-case particles left at the start (`de Paco` after `Nota`).
-    while from < to && words[from].case == Case::Lower {
+    // Lower-case particles left at the start (`de Paco` after `Nota`), but
+    // not after a title (`Frau Prof. von Arnim`).
+    let after_title =
+        from > 0 && from < to && words[from].gap == Gap::Space && words[from - 1].is(flag::TITLE);
+    while from < to && words[from].case == Case::Lower && !after_title {
         from += 1;
     }
     // A word that is never a name but spelled like one (`Según`, the name
@@ -829,7 +937,21 @@ fn judge_part(
         return;
     }
     let part = &words[from..to];
-    if part.iter().any(|w| w.is(flag::PLACE) && !w.strong()) {
+    // A place word that is also a surname, last after a given name or
+    // after a title, is the surname (`Elena Fontana`, `Sra. Castillo`).
+    let place_surname = |k: usize| {
+        let w = &words[k];
+        w.is(flag::SURNAME)
+            && k + 1 == to
+            && (titled || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN)))
+    };
+    // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
+    // even when also a place (`Rosario`).
+    let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
+    greeted |= sign_off;
+    if !sign_off
+        && (from..to).any(|k| words[k].is(flag::PLACE) && !words[k].strong() && !place_surname(k))
+    {
         return;
     }
     if let Some(next) = words.get(to) {
@@ -880,35 +1002,25 @@ fn judge_part(
         }
         _ => strong >= 1 || known >= 2 || titled,
     };
-    if !accept {
-        // `Rossi, Mario`: a lone surname before a comma and a lone given
-        // name is one name, whatever its place in the sentence.
-        let pair = to - from == 1 && words[from].is(flag::SURNAME);
-        if let (true, Some(next)) = (pair, words.get(to)) {
-            let alone = words
-                .get(to + 1)
-                .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
-            if next.gap == Gap::Comma && next.is(flag::GIVEN) && next.name_like() && alone {
-                out.push(Finding::new(Kind::Name, words[from].start, next.end));
-            }
-        }
-        return;
-    }
-    let (start, end) = (words[from].start, words[to - 1].end);
-    // `Rossi, Mario`: a lone surname, a comma, a lone given name.
-    if let Some((a, b, index)) = *last {
-        let pair = to - from == 1 && b - a == 1 && b == from;
-        if pair
-            && words[from].gap == Gap::Comma
-            && words[a].is(flag::SURNAME)
-            && words[from].is(flag::GIVEN)
-            && index < out.len()
-        {
-            out[index].end = end;
+    // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
+    // names (one name, whatever its place in the sentence).
+    if surnames_only(&words[from..to]) {
+        if let Some(given_end) = given_after_comma(words, to) {
+            out.push(Finding::new(
+                Kind::Name,
+                words[from].start,
+                words[given_end - 1].end,
+            ));
             *last = None;
             return;
         }
     }
+    let accept = accept && !company_beside(words, from, to, titled || greeted);
+    if !accept {
+        return;
+    }
+    let (start, end) = (words[from].start, words[to - 1].end);
+
     *last = Some((from, to, out.len()));
     out.push(Finding::new(Kind::Name, start, end));
 }
@@ -928,6 +1040,13 @@ pub(super) const DETERMINERS: &[&str] = &[
 /// Words before a saint's name; what follows them names a place, a
 /// hospital, a church or a feast (`São Paulo`, `Hospital Santa Maria`,
 /// `Saint-Étienne`, `Sant'Angelo`), in the lexicon as [`flag::SAINT`].
+/// Articles among the particles (`El País`, `La Rosa`, `Le Monde`): a
+/// capitalised one before a name is not part of it; in the lexicon as
+/// [`flag::ARTICLE`].
+pub(super) const ARTICLES: &[&str] = &[
+    "the", "la", "le", "el", "lo", "il", "les", "los", "las", "der", "die", "das", "l",
+];
+
 pub(super) const SAINTS: &[&str] = &[
     "san",
     "santa",
@@ -946,6 +1065,98 @@ pub(super) const SAINTS: &[&str] = &[
     "notre",
 ];
 
+/// Whether the capitalised particle `words[from]` is the first part of the
+/// name (`Da Silva`, `Dos Santos`, `Ben Carter`), not an article before
+/// it (`El País`, `DE ÓSCAR`).
+fn leads_a_name(words: &[Word], from: usize, to: usize) -> bool {
+    let particle = &words[from];
+    let Some(next) = words.get(from + 1).filter(|_| from + 1 < to) else {
+        return false;
+    };
+    if particle.case != Case::Title || particle.is(flag::ARTICLE) {
+        return false;
+    }
+    (particle.is(flag::GIVEN) && !particle.is(flag::AMBIGUOUS))
+        || next.is(flag::SURNAME) && next.case == Case::Title
+}
+
+/// Whether the line ends at `words[at]`, or holds only `and` and one more
+/// name-like word first (`Rosario y Tomás`).
+fn ends_line(words: &[Word], at: usize) -> bool {
+    let end = |k: usize| words.get(k).is_none_or(|w| w.line_start);
+    if end(at) {
+        return true;
+    }
+    words[at].conjunction
+        && words
+            .get(at + 1)
+            .is_some_and(|w| w.gap == Gap::Space && w.name_like())
+        && end(at + 2)
+}
+
+/// One to three surnames (a capitalised particle may lead: `Da Costa`).
+fn surnames_only(part: &[Word]) -> bool {
+    (1..=3).contains(&part.len())
+        && part
+            .last()
+            .is_some_and(|w| w.is(flag::SURNAME) && w.case != Case::Lower)
+        && part.iter().all(|w| {
+            w.case != Case::Initial
+                && (w.is(flag::SURNAME) || (w.is(flag::PARTICLE) && !w.is(flag::GIVEN)))
+                && !w.is(flag::PLACE)
+        })
+}
+
+/// Where the given names after a comma at `words[at]` end (one or two
+/// given names, nothing name-like after them on the same line).
+fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
+    let first = words.get(at)?;
+    if first.gap != Gap::Comma || !first.name_like() || !first.is(flag::GIVEN) {
+        return None;
+    }
+    let mut end = at + 1;
+    while end < words.len()
+        && end < at + 2
+        && words[end].gap == Gap::Space
+        && !ends_sentence(&words[end - 1])
+        && words[end].name_like()
+    {
+        if !words[end].is(flag::GIVEN) {
+            return None;
+        }
+        end += 1;
+    }
+    let alone = ends_sentence(&words[end - 1])
+        || words
+            .get(end)
+            .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
+    alone.then_some(end)
+}
+
+/// A lone name beside `&` (`Johnson & Johnson`, `Marks & Spencer`) or
+/// before an acronym (`Roth IRA`, `Ferrari SPA`) names a company or a
+/// product, unless a title or greeting says otherwise or both sides of
+/// the `&` are given names (`Pina & Franco`).
+fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> bool {
+    if evidence || to - from != 1 {
+        return false;
+    }
+    let word = &words[from];
+    let next = words
+        .get(to)
+        .filter(|n| n.gap != Gap::Break || n.amp_before);
+    let given = word.is(flag::GIVEN);
+    let amp_next = next.is_some_and(|n| n.amp_before && n.case != Case::Lower);
+    let amp_before = word.amp_before && from > 0 && words[from - 1].case != Case::Lower;
+    if amp_next && !(given && next.is_some_and(|n| n.is(flag::GIVEN))) {
+        return true;
+    }
+    if amp_before && !(given && words[from - 1].is(flag::GIVEN)) {
+        return true;
+    }
+    !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
+}
+
 fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
 }
@@ -955,18 +1166,38 @@ fn after_determiner(words: &[Word], k: usize) -> bool {
 /// names).
 fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
     for cue in cues {
-        let first = words.partition_point(|w| w.start < cue.end);
+        let mut first = words.partition_point(|w| w.start < cue.end);
+        let mut from = cue.end;
+        // `aqui é o gustavo`, `ich bin der niklas`: an article, then a
+        // name the lists know.
+        if let (Some(article), Some(next)) = (words.get(first), words.get(first + 1)) {
+            if article.determiner
+                && text[cue.end..article.start].trim_start().is_empty()
+                && next.gap == Gap::Space
+                && next.known()
+                && !next.is(flag::NOT_NAME | flag::PARTICLE | flag::DETERMINER)
+            {
+                first += 1;
+                from = article.end;
+            }
+        }
         let mut taken = 0;
         let mut end = 0;
+        let mut capitalised = false;
         for (k, w) in words[first..].iter().enumerate() {
             if k == 0
-                && !text[cue.end..w.start]
+                && !text[from..w.start]
                     .trim_start_matches([' ', ',', ':'])
                     .is_empty()
             {
                 break;
             }
             if k > 0 && w.gap != Gap::Space {
+                break;
+            }
+            // A capitalised name after a title is the runs' to judge; a
+            // title cue is for names in lower case (`mme chantal roux`).
+            if k == 0 && w.case != Case::Lower && first > 0 && words[first - 1].is(flag::TITLE) {
                 break;
             }
             if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
@@ -977,13 +1208,21 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
             } else {
                 w.known() || taken == 0 || w.is(flag::PARTICLE)
             };
-            if !ok || taken == 3 {
+            // After a capitalised name, a lower-case word is prose (`Mrs.
+            // Doyle will call`), unless a particle.
+            let prose = taken > 0 && capitalised && w.case == Case::Lower && !w.is(flag::PARTICLE);
+            if !ok || taken == 3 || prose {
                 break;
             }
+            capitalised |= w.case != Case::Lower;
             taken += 1;
-            end = w.end;
+            // A name does not end on a particle (`je suis Mamadou Koné de
+            // la société`).
+            if !(w.case == Case::Lower && w.is(flag::PARTICLE)) {
+                end = w.end;
+            }
         }
-        if taken > 0 {
+        if taken > 0 && end > words[first].start {
             let start = words[first].start;
             out.push(Finding::new(Kind::Name, start, end));
         }
@@ -1175,6 +1414,107 @@ mod tests {
         ] {
             assert!(names(text).is_empty(), "{text}: {:?}", names(text));
         }
+    }
+
+    #[test]
+    fn surname_comma_given_with_two_names_a_side() {
+        for (text, want) in [
+            (
+                "Cliente: Gutiérrez, Francisco Javier. Interesado.",
+                "Gutiérrez, Francisco Javier",
+            ),
+            (
+                "Kunde: Schulz, Hans-Peter. Interessiert",
+                "Schulz, Hans-Peter",
+            ),
+            (
+                r#"{"cliente": "Moreno Pérez, Ana Belén"}"#,
+                "Moreno Pérez, Ana Belén",
+            ),
+            ("Nom : Da Costa, Ana Paula\nSociété", "Da Costa, Ana Paula"),
+        ] {
+            assert_eq!(names(text), [want], "{text}");
+        }
+        // A list of full names stays a list.
+        assert_eq!(
+            names("Presenti: Roberto Conti, Alessia Barbieri."),
+            ["Roberto Conti", "Alessia Barbieri"]
+        );
+    }
+
+    #[test]
+    fn sign_offs_under_a_comma_line() {
+        assert_eq!(names("Grazie!\nUn abbraccio,\nVale"), ["Vale"]);
+        assert_eq!(
+            names("¡Gracias!\nUn beso enorme,\nRosario y Tomás"),
+            ["Rosario", "Tomás"]
+        );
+        // Not when the line goes on as prose.
+        assert!(names("Hello,\nVictoria station is closed").is_empty());
+    }
+
+    #[test]
+    fn particles_after_titles_and_leading_the_name() {
+        assert_eq!(names("Sehr geehrte Frau Prof. von Arnim,"), ["von Arnim"]);
+        assert_eq!(names("Maître Da Silva,"), ["Da Silva"]);
+        assert_eq!(
+            names("Attendees: Ben Carter, Fatima Al-Sayed."),
+            ["Ben Carter", "Fatima Al-Sayed"]
+        );
+        assert!(names("Leí El País ayer.").is_empty());
+    }
+
+    #[test]
+    fn place_words_that_are_surnames() {
+        assert_eq!(names("Cordiali saluti,\nElena Fontana"), ["Elena Fontana"]);
+        assert_eq!(names("Estimada Sra. Castillo:"), ["Castillo"]);
+        assert!(names("Ci vediamo a Villa Borghese.").is_empty());
+        // Streets named after people, over a title or hyphens.
+        assert!(names("entregue na Rua Dom Pedro II, 300").is_empty());
+        assert!(names("im Gebäude Konrad-Adenauer-Allee 3.").is_empty());
+    }
+
+    #[test]
+    fn companies_beside_ampersands_and_acronyms() {
+        for text in [
+            "Explain how Johnson & Johnson's settlement works.",
+            "the Marks & Spencer gift card",
+            "What's a Roth ROI?",
+            "Service commercial, Transports Garnier",
+            "the report for Bosch is wrong",
+        ] {
+            assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+        }
+        assert_eq!(names("Un bacio,\nPina & Franco"), ["Pina", "Franco"]);
+        assert_eq!(names("Dress by Christian Dior."), ["Christian Dior"]);
+    }
+
+    #[test]
+    fn cues_with_an_article_or_a_title_in_lower_case() {
+        assert_eq!(names("aqui é o gustavo, do financeiro"), ["gustavo"]);
+        assert_eq!(names("ich bin der niklas aus dem vertrieb"), ["niklas"]);
+        assert_eq!(
+            names("utilisatrice : mme chantal roux (compta)"),
+            ["chantal roux"]
+        );
+        // A cue's name ends before a particle and before prose.
+        assert_eq!(
+            names("je suis Mamadou Koné de la société BTP Sud"),
+            ["Mamadou Koné"]
+        );
+        assert_eq!(names("Mrs. Doyle will call you"), ["Doyle"]);
+    }
+
+    #[test]
+    fn surnames_known_by_their_form() {
+        assert_eq!(names("Anfrage von Dragan Petrović"), ["Dragan Petrović"]);
+        assert_eq!(
+            names("Natascha Worobjowa hat angerufen"),
+            ["Natascha Worobjowa"]
+        );
+        assert_eq!(names("Termin mit Omar Al-Masri"), ["Omar Al-Masri"]);
+        assert!(surname_by_form("popescu") && surname_by_form("kowalewski"));
+        assert!(!surname_by_form("rev") && !surname_by_form("geneva"));
     }
 
     #[test]

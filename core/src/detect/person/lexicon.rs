@@ -30,6 +30,8 @@ pub(super) mod flag {
     /// A saint's word (`San`, `Santa`, `São`, `Saint`, `Sankt`): the name
     /// after it is a place, a hospital or a feast ([`super::super::SAINTS`]).
     pub const SAINT: u16 = 1 << 9;
+    /// An article among the particles ([`super::super::ARTICLES`]).
+    pub const ARTICLE: u16 = 1 << 10;
 }
 
 /// One language's lists, as written in `core/data/person/<lang>/`.
@@ -225,6 +227,9 @@ fn build() -> Lexicon {
     }
     for word in super::SAINTS {
         add(word, flag::SAINT);
+    }
+    for word in super::ARTICLES {
+        add(word, flag::ARTICLE);
     }
     let mut cues = Vec::new();
     for language in &LANGUAGES {
