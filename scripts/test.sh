@@ -38,8 +38,8 @@ stage "python client (pytest against latet serve)" bash clients/python/test.sh
 # The page in headless Chromium, compared with the native run byte for byte.
 stage "playground in headless Chromium" bash playground/test.sh
 # Recall and precision of the detectors on the project's own corpus, its
-# development set and its held-out set (never tuned against); regression floors, below the goal
-# of 0.90 that neither meets yet (BENCHMARKS.md has the figures).
+# development set and its held-out set (never tuned against); regression
+# floors, below the goal of 0.90 (BENCHMARKS.md has the figures).
 stage "detector evaluation (names, six languages)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.85
 stage "detector evaluation (development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.85 core/tests/fixtures/person-eval/dev
 stage "detector evaluation (held-out set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.75 core/tests/fixtures/person-eval/heldout
