@@ -67,7 +67,9 @@ fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
 }
 
 fn main() {
-    println!("snapshot format: JSON vs compact (median of 5 builds; peak heap from the shared bytes on)");
+    println!(
+        "snapshot format: JSON vs compact (median of 5 builds; peak heap from the shared bytes on)"
+    );
     for &entries in &[10_000usize, 100_000] {
         let (snapshot, _) = synthetic::vault(entries);
         let json = serde_json::to_vec(&snapshot).expect("JSON");

@@ -9,8 +9,7 @@
 
 use host_tests::control::ControlService;
 use host_tests::gateway::{
-    chat_body, config, contains, surrogate_in_snapshot, Gateway, ENTRIES_PATH, SNAPSHOT_PATH,
-    VM_ID,
+    chat_body, config, contains, surrogate_in_snapshot, Gateway, ENTRIES_PATH, SNAPSHOT_PATH, VM_ID,
 };
 use latet_core::wire::{decode_snapshot, is_compact_snapshot};
 
@@ -40,14 +39,25 @@ fn the_shared_snapshot_is_compact_and_a_forget_scrubs_it() {
     assert_eq!(snapshot.entries.len(), 2, "the address and its domain");
     assert!(contains(&shared, VALUE.as_bytes()));
     let tag = host.shared_data(VM_ID, "latet.v1.snapshot_tag").unwrap().0;
-    assert!(String::from_utf8_lossy(&tag).contains("\"seq\":1"), "{}", d());
+    assert!(
+        String::from_utf8_lossy(&tag).contains("\"seq\":1"),
+        "{}",
+        d()
+    );
 
     // A worker masks the value with the snapshot's surrogate.
     let s = gw
-        .chat(gw.worker(1), &chat_body(&[("user", &format!("Write to {VALUE}"))]))
+        .chat(
+            gw.worker(1),
+            &chat_body(&[("user", &format!("Write to {VALUE}"))]),
+        )
         .unwrap();
     assert!(s.request_complete(), "{}", d());
-    assert!(contains(&s.upstream_body(), surrogate.as_bytes()), "{}", d());
+    assert!(
+        contains(&s.upstream_body(), surrogate.as_bytes()),
+        "{}",
+        d()
+    );
     s.finish().unwrap();
 
     let forgot = service.forget(&eraser, &format!("[\"{VALUE}\"]"));

@@ -306,7 +306,11 @@ fn the_snapshot_is_asked_compact_and_kept_as_it_came_with_its_tag() {
         etag: Some("\"c1-k1-g1-s7\"".into()),
     };
     p.on_answer(&host, &m, call.token, &answer);
-    assert_eq!(host.shared_value(SNAPSHOT_KEY).unwrap(), compact, "as it came");
+    assert_eq!(
+        host.shared_value(SNAPSHOT_KEY).unwrap(),
+        compact,
+        "as it came"
+    );
     assert_eq!(
         read_snapshot_tag(&host),
         Some(SnapshotTag {
