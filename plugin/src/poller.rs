@@ -18,8 +18,8 @@ use crate::metrics::{Metric, Metrics};
 use crate::reply::Refusal;
 use crate::shared::{
     clear_snapshot_tag, read_events, read_lease, read_list, read_snapshot, read_snapshot_tag,
-    read_state, write_json, write_sync_cause, SnapshotTag, EVENTS_KEY, QUEUES_KEY, SNAPSHOT_KEY,
-    SNAPSHOT_TAG_KEY, STATE_KEY,
+    read_state, write_json, write_snapshot_tag, write_sync_cause, SnapshotTag, EVENTS_KEY,
+    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
 };
 use latet_core::feed::{
     append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
@@ -62,6 +62,9 @@ pub struct Poller {
     /// The sync cause last written to shared data (`None`: not yet
     /// written by this poller, so the first outcome is written).
     published_cause: Option<Option<Refusal>>,
+    /// The ETag sent with the snapshot call in flight: a 304 keeps the
+    /// shared snapshot only while its tag is still this one.
+    sent_tag: Option<String>,
 }
 
 impl Poller {
@@ -75,6 +78,7 @@ impl Poller {
             retry_at_ms: 0,
             failures: 0,
             published_cause: None,
+            sent_tag: None,
         }
     }
 
@@ -131,6 +135,7 @@ impl Poller {
         if let Some(tag) = &known {
             headers.push(("if-none-match", tag.etag.as_str()));
         }
+        self.sent_tag = known.as_ref().map(|t| t.etag.clone());
         let callout = Callout {
             cluster: &self.config.control_cluster,
             headers,
@@ -358,7 +363,7 @@ impl Poller {
             };
             // Only an optimisation: a tag not written costs a whole
             // snapshot next time.
-            let _ = write_json(host, SNAPSHOT_TAG_KEY, &tag, None);
+            let _ = write_snapshot_tag(host, &tag);
         }
         if !self.publish_at_snapshot(host, metrics, seq) {
             return false;
@@ -376,10 +381,11 @@ impl Poller {
     /// A 304: the shared snapshot is still the vault's state. It is
     /// published again at its position, as a fresh answer would be.
     fn republish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics) -> bool {
-        let Some(tag) = read_snapshot_tag(host) else {
+        let sent = self.sent_tag.take();
+        let Some(tag) = read_snapshot_tag(host).filter(|t| Some(&t.etag) == sent.as_ref()) else {
             host.log(
                 Level::Warn,
-                "latet sync: snapshot answered 304 but no tagged snapshot is shared; taking a new one",
+                "latet sync: snapshot answered 304 but the shared snapshot is no longer the one tagged; taking a new one",
             );
             return false;
         };

@@ -38,8 +38,9 @@ pub use latet_core::feed::PublishedState as SharedState;
 
 /// The ETag of the shared snapshot and the feed position it is at: a
 /// poller that wants a snapshot sends it as `If-None-Match`, and a 304
-/// publishes the shared one again at `seq`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// publishes the shared one again at `seq`. Stored as text, `<seq> <etag>`
+/// (an ETag holds no space), which keeps a serde reader out of the `.wasm`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotTag {
     pub etag: String,
     pub seq: u64,
@@ -48,7 +49,18 @@ pub struct SnapshotTag {
 /// Reads the shared snapshot's tag (`None`: absent, emptied, unreadable).
 pub fn read_snapshot_tag(host: &dyn Host) -> Option<SnapshotTag> {
     let (bytes, _) = host.shared_get(SNAPSHOT_TAG_KEY).ok()?;
-    serde_json::from_slice(&bytes?).ok()
+    let bytes = bytes?;
+    let (seq, etag) = std::str::from_utf8(&bytes).ok()?.split_once(' ')?;
+    Some(SnapshotTag {
+        etag: etag.to_string(),
+        seq: seq.parse().ok()?,
+    })
+}
+
+/// Writes the shared snapshot's tag.
+pub fn write_snapshot_tag(host: &dyn Host, tag: &SnapshotTag) -> Result<(), HostError> {
+    let text = format!("{} {}", tag.seq, tag.etag);
+    host.shared_set(SNAPSHOT_TAG_KEY, text.as_bytes(), None)
 }
 
 /// Empties the shared snapshot's tag (the copy is no longer the tagged bytes).

@@ -386,17 +386,15 @@ fn a_json_snapshot_is_kept_compact_and_a_garbled_one_is_refused() {
 
 #[test]
 fn a_forget_scrubs_the_compact_shared_snapshot_and_drops_its_tag() {
-    use crate::shared::{read_snapshot_tag, SnapshotTag, SNAPSHOT_TAG_KEY};
+    use crate::shared::{read_snapshot_tag, write_snapshot_tag, SnapshotTag};
     let host = FakeHost::alone();
     publish(&host, 3, 1, vec![mario(), giulia()], &[]);
-    crate::shared::write_json(
+    write_snapshot_tag(
         &host,
-        SNAPSHOT_TAG_KEY,
         &SnapshotTag {
             etag: "\"c1-k1-g1-s3\"".into(),
             seq: 3,
         },
-        None,
     )
     .unwrap();
     let (mut p, m) = poller("sync");
