@@ -16,6 +16,7 @@ use latet_core::wire::{decode_snapshot, is_compact_snapshot};
 const VALUE: &str = "giulia.neri@acme.it";
 
 #[test]
+#[ignore = "written 2026-12-06 and not yet run (the host-tests build did not fit the session): run with --ignored, then drop this"]
 fn the_shared_snapshot_is_compact_and_a_forget_scrubs_it() {
     let mut service = ControlService::start().unwrap();
     let token = service.create_key("shop").unwrap();
