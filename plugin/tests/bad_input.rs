@@ -212,8 +212,9 @@ fn publish(host: &TestHost, events: &[Event]) {
         retired: vec![],
         entries: vault_entries(),
     };
-    host.shared_set(SNAPSHOT_KEY, &serde_json::to_vec(&snapshot).unwrap(), None)
-        .unwrap();
+    // The compact form, as the poller keeps it.
+    let compact = latet_core::wire::encode_snapshot(&snapshot).unwrap();
+    host.shared_set(SNAPSHOT_KEY, &compact, None).unwrap();
     host.shared_set(EVENTS_KEY, &serde_json::to_vec(events).unwrap(), None)
         .unwrap();
     let state = SharedState {
