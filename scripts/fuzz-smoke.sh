@@ -11,7 +11,7 @@
 # about 3x the executions a second for the same checks.
 #
 # Environment (defaults):
-#   FUZZ_TARGETS    all four       which targets, space-separated, in order
+#   FUZZ_TARGETS    all five       which targets, space-separated, in order
 #   FUZZ_SANITIZER  address (long: none)   cargo fuzz --sanitizer
 #   FUZZ_MAX_LEN    65536 (long: 4096)     libFuzzer -max_len
 #   FUZZ_LOG_DIR    (none)         keep each target's libFuzzer log as FUZZ_LOG_DIR/fuzz-<target>.log
@@ -26,7 +26,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
-read -r -a targets <<<"${FUZZ_TARGETS:-mask_request stream_restore filter_config wire_events}"
+read -r -a targets <<<"${FUZZ_TARGETS:-mask_request stream_restore filter_config wire_events compact_snapshot}"
 if [[ "${FUZZ_LONG:-0}" == 1 ]]; then
   sanitizer="${FUZZ_SANITIZER:-none}"
   max_len="${FUZZ_MAX_LEN:-4096}"

@@ -10,6 +10,12 @@ use crate::kind::Kind;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+pub mod compact_snapshot;
+pub use compact_snapshot::{
+    decode_snapshot, encode_snapshot, is_compact_snapshot, scrub_compact_snapshot, CompactSnapshot,
+    SNAPSHOT_MEDIA_TYPE,
+};
+
 /// The wire version this build speaks.
 pub const WIRE_VERSION: u32 = 1;
 

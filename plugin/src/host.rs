@@ -37,6 +37,8 @@ pub struct CalloutAnswer {
     pub status: u16,
     /// The body.
     pub body: Vec<u8>,
+    /// The `etag` header, if the answer had one (the snapshot's).
+    pub etag: Option<String>,
 }
 
 /// One HTTP callout to make.

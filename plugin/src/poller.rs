@@ -17,15 +17,17 @@ use crate::host::{Callout, CalloutAnswer, Host, Level};
 use crate::metrics::{Metric, Metrics};
 use crate::reply::Refusal;
 use crate::shared::{
-    read_events, read_lease, read_list, read_snapshot, read_state, write_json, write_sync_cause,
-    EVENTS_KEY, QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+    clear_snapshot_tag, read_events, read_lease, read_list, read_snapshot, read_snapshot_tag,
+    read_state, write_json, write_snapshot_tag, write_sync_cause, SnapshotTag, EVENTS_KEY,
+    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
 };
 use latet_core::feed::{
     append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
     NextCall, PublishedState,
 };
 use latet_core::wire::{
-    control_refusal, parse_feed_answer, parse_snapshot, ControlRefusal, EntryId, Event,
+    control_refusal, encode_snapshot, is_compact_snapshot, parse_feed_answer, parse_snapshot,
+    CompactSnapshot, ControlRefusal, EntryId, Event, SNAPSHOT_MEDIA_TYPE,
 };
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -60,6 +62,9 @@ pub struct Poller {
     /// The sync cause last written to shared data (`None`: not yet
     /// written by this poller, so the first outcome is written).
     published_cause: Option<Option<Refusal>>,
+    /// The ETag sent with the snapshot call in flight: a 304 keeps the
+    /// shared snapshot only while its tag is still this one.
+    sent_tag: Option<String>,
 }
 
 impl Poller {
@@ -73,6 +78,7 @@ impl Poller {
             retry_at_ms: 0,
             failures: 0,
             published_cause: None,
+            sent_tag: None,
         }
     }
 
@@ -108,14 +114,31 @@ impl Poller {
             ),
         };
         let bearer = format!("Bearer {}", self.config.gateway_token.expose());
+        let mut headers = vec![
+            (":method", "GET"),
+            (":path", path.as_str()),
+            (":authority", self.config.control_authority.as_str()),
+            ("authorization", bearer.as_str()),
+        ];
+        // The compact form; and, when the shared snapshot is still the one
+        // the service tagged (and a vault is published), its tag: a 304
+        // then keeps it instead of sending it again.
+        let known = match kind {
+            InFlight::Snapshot => {
+                headers.push(("accept", SNAPSHOT_MEDIA_TYPE));
+                state
+                    .filter(|s| !s.key_deleted)
+                    .and_then(|_| read_snapshot_tag(host))
+            }
+            InFlight::Feed => None,
+        };
+        if let Some(tag) = &known {
+            headers.push(("if-none-match", tag.etag.as_str()));
+        }
+        self.sent_tag = known.as_ref().map(|t| t.etag.clone());
         let callout = Callout {
             cluster: &self.config.control_cluster,
-            headers: vec![
-                (":method", "GET"),
-                (":path", &path),
-                (":authority", &self.config.control_authority),
-                ("authorization", &bearer),
-            ],
+            headers,
             body: None,
             timeout,
         };
@@ -187,6 +210,18 @@ impl Poller {
             }
             None => {}
         }
+        if kind == InFlight::Snapshot && answer.status == 304 {
+            let published = self.republish_snapshot(host, metrics);
+            if published {
+                self.publish_cause(host, None);
+                self.failures = 0;
+                self.retry_at_ms = 0;
+                self.step(host, metrics);
+            } else {
+                self.failed(host, metrics);
+            }
+            return true;
+        }
         if answer.status != 200 {
             host.log(
                 Level::Warn,
@@ -200,7 +235,9 @@ impl Poller {
             return true;
         }
         let published = match kind {
-            InFlight::Snapshot => self.publish_snapshot(host, metrics, &answer.body),
+            InFlight::Snapshot => {
+                self.publish_snapshot(host, metrics, &answer.body, answer.etag.as_deref())
+            }
             InFlight::Feed => self.publish_feed(host, metrics, &answer.body),
         };
         if published {
@@ -258,7 +295,8 @@ impl Poller {
         );
         let state = PublishedState::key_deleted(before.as_ref(), host.now_ms());
         // Emptied first: a worker never reads a deleted key's values again.
-        let emptied = host.shared_set(SNAPSHOT_KEY, b"", None).is_ok()
+        let emptied = clear_snapshot_tag(host).is_ok()
+            && host.shared_set(SNAPSHOT_KEY, b"", None).is_ok()
             && write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_ok();
         if !emptied || write_json(host, STATE_KEY, &state, None).is_err() {
             host.log(
@@ -271,9 +309,38 @@ impl Poller {
         self.wake(host, state.seq);
     }
 
-    fn publish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics, body: &[u8]) -> bool {
-        let snapshot = match parse_snapshot(body) {
-            Ok(s) => s,
+    /// Publishes a snapshot answer: kept in shared data as it came (the
+    /// compact form), after a check that every worker can read it. A JSON
+    /// answer (a control service that does not know the compact form) is
+    /// converted first.
+    fn publish_snapshot(
+        &mut self,
+        host: &dyn Host,
+        metrics: &Metrics,
+        body: &[u8],
+        etag: Option<&str>,
+    ) -> bool {
+        let converted;
+        let (compact, etag) = if is_compact_snapshot(body) {
+            (body, etag)
+        } else {
+            match parse_snapshot(body).and_then(|s| encode_snapshot(&s)) {
+                Ok(bytes) => {
+                    converted = bytes;
+                    // The tag named the JSON bytes, not these.
+                    (converted.as_slice(), None)
+                }
+                Err(err) => {
+                    host.log(
+                        Level::Error,
+                        &format!("latet sync: snapshot refused: {err}"),
+                    );
+                    return false;
+                }
+            }
+        };
+        let (seq, entries) = match check_compact(compact) {
+            Ok(read) => read,
             Err(err) => {
                 host.log(
                     Level::Error,
@@ -282,11 +349,59 @@ impl Poller {
                 return false;
             }
         };
-        let seq = snapshot.seq;
-        // Snapshot first, then its (empty) events, then the state record.
-        if host.shared_set(SNAPSHOT_KEY, body, None).is_err()
-            || write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_err()
+        // Tag emptied, then the snapshot, its tag, its (empty) events, and
+        // the state record last.
+        if clear_snapshot_tag(host).is_err()
+            || host.shared_set(SNAPSHOT_KEY, compact, None).is_err()
         {
+            return false;
+        }
+        if let Some(etag) = etag {
+            let tag = SnapshotTag {
+                etag: etag.to_string(),
+                seq,
+            };
+            // Only an optimisation: a tag not written costs a whole
+            // snapshot next time.
+            let _ = write_snapshot_tag(host, &tag);
+        }
+        if !self.publish_at_snapshot(host, metrics, seq) {
+            return false;
+        }
+        host.log(
+            Level::Info,
+            &format!(
+                "latet sync: snapshot published at seq {seq} ({entries} entries, {} bytes)",
+                compact.len()
+            ),
+        );
+        true
+    }
+
+    /// A 304: the shared snapshot is still the vault's state. It is
+    /// published again at its position, as a fresh answer would be.
+    fn republish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics) -> bool {
+        let sent = self.sent_tag.take();
+        let Some(tag) = read_snapshot_tag(host).filter(|t| Some(&t.etag) == sent.as_ref()) else {
+            host.log(
+                Level::Warn,
+                "latet sync: snapshot answered 304 but the shared snapshot is no longer the one tagged; taking a new one",
+            );
+            return false;
+        };
+        if !self.publish_at_snapshot(host, metrics, tag.seq) {
+            return false;
+        }
+        host.log(
+            Level::Info,
+            &format!("latet sync: snapshot unchanged at seq {} (304)", tag.seq),
+        );
+        true
+    }
+
+    /// The events emptied and the state record at a snapshot's `seq`.
+    fn publish_at_snapshot(&mut self, host: &dyn Host, metrics: &Metrics, seq: u64) -> bool {
+        if write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_err() {
             return false;
         }
         let state = PublishedState::at_snapshot(seq, host.now_ms());
@@ -294,13 +409,6 @@ impl Poller {
             return false;
         }
         self.need_snapshot = false;
-        host.log(
-            Level::Info,
-            &format!(
-                "latet sync: snapshot published at seq {seq} ({} entries)",
-                snapshot.entries.len()
-            ),
-        );
         metrics.set(host, Metric::FeedPosition, seq);
         self.wake(host, seq);
         true
@@ -367,6 +475,10 @@ impl Poller {
     /// workers must apply it — and a fresh snapshot is taken at once, which
     /// replaces the copy.
     fn scrub_snapshot(&mut self, host: &dyn Host, forgotten: &HashSet<EntryId>) {
+        // The copy is about to differ from what the service tagged. (A tag
+        // left behind is harmless: the forget moved the service's `seq`, so
+        // the tag never matches again.)
+        let _ = clear_snapshot_tag(host);
         let Some(bytes) = read_snapshot(host) else {
             return;
         };
@@ -397,6 +509,18 @@ impl Poller {
             }
         }
     }
+}
+
+/// The `seq` and entry count of a compact snapshot, once every byte of it
+/// has been read (a worker must be able to build its index from it).
+fn check_compact(bytes: &[u8]) -> Result<(u64, usize), latet_core::CoreError> {
+    let compact = CompactSnapshot::parse(bytes)?;
+    let mut entries = 0;
+    for entry in compact.entries() {
+        entry?;
+        entries += 1;
+    }
+    Ok((compact.seq, entries))
 }
 
 fn kind_name(kind: InFlight) -> &'static str {

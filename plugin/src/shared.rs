@@ -6,8 +6,13 @@ use crate::host::{Host, HostError};
 use latet_core::wire::Event;
 use serde::{Deserialize, Serialize};
 
-/// The snapshot JSON as the control service sent it.
+/// The snapshot in its compact form (`latet_core::wire::compact_snapshot`)
+/// as the control service sent it, rewritten in place by each forget.
 pub const SNAPSHOT_KEY: &str = "latet.v1.snapshot";
+/// [`SnapshotTag`]: the ETag of the shared snapshot while it is the bytes
+/// the control service tagged; emptied before the snapshot is scrubbed or
+/// emptied.
+pub const SNAPSHOT_TAG_KEY: &str = "latet.v1.snapshot_tag";
 /// JSON array of the events after the snapshot's `seq`, contiguous.
 pub const EVENTS_KEY: &str = "latet.v1.events";
 /// [`SharedState`]: written last by the poller, read by every request.
@@ -30,6 +35,38 @@ pub const SYNC_HOLDER: &str = "sync";
 /// What the poller has published (`seq`, `snapshotSeq`, `feedAnsweredAtMs`):
 /// the record and its rules live in `latet_core::feed`.
 pub use latet_core::feed::PublishedState as SharedState;
+
+/// The ETag of the shared snapshot and the feed position it is at: a
+/// poller that wants a snapshot sends it as `If-None-Match`, and a 304
+/// publishes the shared one again at `seq`. Stored as text, `<seq> <etag>`
+/// (an ETag holds no space), which keeps a serde reader out of the `.wasm`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotTag {
+    pub etag: String,
+    pub seq: u64,
+}
+
+/// Reads the shared snapshot's tag (`None`: absent, emptied, unreadable).
+pub fn read_snapshot_tag(host: &dyn Host) -> Option<SnapshotTag> {
+    let (bytes, _) = host.shared_get(SNAPSHOT_TAG_KEY).ok()?;
+    let bytes = bytes?;
+    let (seq, etag) = std::str::from_utf8(&bytes).ok()?.split_once(' ')?;
+    Some(SnapshotTag {
+        etag: etag.to_string(),
+        seq: seq.parse().ok()?,
+    })
+}
+
+/// Writes the shared snapshot's tag.
+pub fn write_snapshot_tag(host: &dyn Host, tag: &SnapshotTag) -> Result<(), HostError> {
+    let text = format!("{} {}", tag.seq, tag.etag);
+    host.shared_set(SNAPSHOT_TAG_KEY, text.as_bytes(), None)
+}
+
+/// Empties the shared snapshot's tag (the copy is no longer the tagged bytes).
+pub fn clear_snapshot_tag(host: &dyn Host) -> Result<(), HostError> {
+    host.shared_set(SNAPSHOT_TAG_KEY, b"", None)
+}
 
 /// Who polls, until when.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

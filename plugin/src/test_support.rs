@@ -59,6 +59,12 @@ pub fn snapshot_json(seq: u64, generation: u64, entries: Vec<Entry>) -> Vec<u8> 
     serde_json::to_vec(&snapshot(seq, generation, entries)).unwrap()
 }
 
+/// The compact form the control service sends the filter and the poller
+/// keeps in shared data.
+pub fn snapshot_compact(seq: u64, generation: u64, entries: Vec<Entry>) -> Vec<u8> {
+    latet_core::wire::encode_snapshot(&snapshot(seq, generation, entries)).unwrap()
+}
+
 pub fn retired(surrogate: &str) -> RetiredSurrogate {
     let hash: Hash128 = retired_hash(&salt(), surrogate);
     RetiredSurrogate {
@@ -103,7 +109,7 @@ pub fn publish(
 ) {
     host.put_shared(
         SNAPSHOT_KEY,
-        &snapshot_json(snapshot_seq, generation, entries),
+        &snapshot_compact(snapshot_seq, generation, entries),
     );
     publish_events(host, snapshot_seq, events);
 }

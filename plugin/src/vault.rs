@@ -18,7 +18,7 @@ use latet_core::feed::{self, FeedFollower};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
 use latet_core::provider::ProviderRef;
 use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
-use latet_core::wire::{parse_snapshot, EntriesResponse, Event};
+use latet_core::wire::{EntriesResponse, Event};
 use latet_core::CoreError;
 
 /// What one catch-up did (see `latet_core::feed::catch_up`).
@@ -114,13 +114,12 @@ impl WorkerVault {
 
     /// Replaces the index with a snapshot's and drops the whole memo (it
     /// may hold texts masked with entries the snapshot no longer has).
-    /// Takes the shared bytes and frees them once parsed, before the index
-    /// is built: wasm memory never shrinks, so the VM's size is its peak
-    /// (13.9 MB of JSON at 100k entries that the index build can reuse).
+    /// Takes the shared bytes (the compact form) and builds the index
+    /// straight from them, which zeroes and frees them as soon as the
+    /// entries are copied, before the matchers are built: wasm memory never
+    /// shrinks, so the VM's size is its peak.
     pub fn load_snapshot(&mut self, bytes: Vec<u8>) -> Result<(), CoreError> {
-        let snapshot = parse_snapshot(&bytes)?;
-        drop(bytes);
-        let index = SnapshotIndex::from_snapshot(snapshot)?;
+        let index = SnapshotIndex::from_compact(bytes)?;
         self.index = index;
         self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
         self.loaded = true;

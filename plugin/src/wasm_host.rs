@@ -140,7 +140,10 @@ impl Host for WasmHost {
             .ok()
             .flatten()
             .unwrap_or_default();
-        CalloutAnswer { status, body }
+        let etag = hostcalls::get_map_value(MapType::HttpCallResponseHeaders, "etag")
+            .ok()
+            .flatten();
+        CalloutAnswer { status, body, etag }
     }
 
     fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError> {

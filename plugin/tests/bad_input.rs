@@ -212,8 +212,9 @@ fn publish(host: &TestHost, events: &[Event]) {
         retired: vec![],
         entries: vault_entries(),
     };
-    host.shared_set(SNAPSHOT_KEY, &serde_json::to_vec(&snapshot).unwrap(), None)
-        .unwrap();
+    // The compact form, as the poller keeps it.
+    let compact = latet_core::wire::encode_snapshot(&snapshot).unwrap();
+    host.shared_set(SNAPSHOT_KEY, &compact, None).unwrap();
     host.shared_set(EVENTS_KEY, &serde_json::to_vec(events).unwrap(), None)
         .unwrap();
     let state = SharedState {
@@ -428,6 +429,7 @@ fn new_values_with_a_garbage_or_failed_entries_answer_are_refused_or_redacted() 
             let answer = CalloutAnswer {
                 status: *status,
                 body: answer.to_vec(),
+                etag: None,
             };
             // An empty answer makes the filter ask again (a bounded number
             // of times): answer each the same way.
@@ -495,6 +497,7 @@ fn an_entries_answer_from_before_a_forget_is_not_used() {
         &CalloutAnswer {
             status: 200,
             body: serde_json::to_vec(&stale).unwrap(),
+            etag: None,
         },
     );
     assert_eq!(host.callouts.borrow().len(), 2, "the stale answer was used");
@@ -521,6 +524,7 @@ fn an_entries_answer_from_before_a_forget_is_not_used() {
         &CalloutAnswer {
             status: 200,
             body: serde_json::to_vec(&fresh).unwrap(),
+            etag: None,
         },
     );
     let out = String::from_utf8(host.request_body.borrow().clone()).unwrap();
@@ -695,7 +699,11 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     let metrics = Metrics::define(&host);
     let mut poller = Poller::new(Rc::clone(&config), "sync".into(), "latet".into());
     assert!(lease::hold(&host, "sync", config.lease_ms));
-    let answer = |body: Vec<u8>| CalloutAnswer { status: 200, body };
+    let answer = |body: Vec<u8>| CalloutAnswer {
+        status: 200,
+        body,
+        etag: None,
+    };
     let last_token = |host: &TestHost| host.callouts.borrow().last().unwrap().0;
     let new_worker = || {
         WorkerVault::new(
@@ -735,7 +743,7 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     assert_eq!(current.index().len(), 4);
     let mut behind = new_worker();
     behind
-        .load_snapshot(serde_json::to_vec(&with_mario).unwrap())
+        .load_snapshot(latet_core::wire::encode_snapshot(&with_mario).unwrap())
         .unwrap();
 
     let mario = vault_entries()[0].clone();

@@ -7,20 +7,121 @@ use crate::tokens::Permission;
 use crate::vault::Vaults;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
-use latet_core::wire::{check_version, EntriesRequest, FeedAnswer};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use latet_core::wire::{
+    check_version, encode_snapshot, EntriesRequest, FeedAnswer, SNAPSHOT_MEDIA_TYPE,
+};
 use std::time::Duration;
 
 /// Longest long-poll wait.
 pub const MAX_WAIT_MS: u64 = 60_000;
 
-/// `GET /_latet/gateway/v1/snapshot`
+/// `GET /_latet/gateway/v1/snapshot`: JSON, or the compact form when
+/// `Accept` names [`SNAPSHOT_MEDIA_TYPE`]; with a strong `ETag`, and 304
+/// for an `If-None-Match` that names the vault's current state (checked
+/// against the key record read by the authentication, before any entry is
+/// read or opened).
 pub async fn snapshot(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
     let caller = caller(&state, &headers, Permission::Gateway).await?;
+    let form = SnapshotForm::asked(&headers);
+    let known = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let current = snapshot_tag(form, caller.key.id, caller.key.generation, caller.key.seq);
+    if known.as_deref().is_some_and(|k| tag_matches(k, &current)) {
+        return Ok(not_modified(&current));
+    }
     let vaults = state.vaults.clone();
+    let key_id = caller.key.id;
     let snapshot = blocking(move || vaults.snapshot(&caller.key)).await?;
-    Ok(ok(&snapshot))
+    // The state the rows were read at (a change may have landed since the
+    // authentication).
+    let tag = snapshot_tag(form, key_id, snapshot.generation, snapshot.seq);
+    if known.as_deref().is_some_and(|k| tag_matches(k, &tag)) {
+        return Ok(not_modified(&tag));
+    }
+    let (body, content_type) = match form {
+        SnapshotForm::Json => (
+            serde_json::to_vec(&snapshot)
+                .map_err(|_| ControlError::Store("snapshot: JSON encoding".into()))?,
+            "application/json",
+        ),
+        SnapshotForm::Compact => (
+            encode_snapshot(&snapshot).map_err(|err| ControlError::Store(err.to_string()))?,
+            SNAPSHOT_MEDIA_TYPE,
+        ),
+    };
+    Ok((
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::ETAG, tag),
+            (header::VARY, "accept".into()),
+            // Values in clear: no shared cache keeps a copy.
+            (header::CACHE_CONTROL, "no-store".into()),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// The two forms a snapshot is served in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SnapshotForm {
+    Json,
+    Compact,
+}
+
+impl SnapshotForm {
+    /// The compact form when `Accept` names its media type, else JSON.
+    fn asked(headers: &HeaderMap) -> Self {
+        let compact = headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|range| range.split(';').next())
+            .any(|media| media.trim().eq_ignore_ascii_case(SNAPSHOT_MEDIA_TYPE));
+        if compact {
+            SnapshotForm::Compact
+        } else {
+            SnapshotForm::Json
+        }
+    }
+}
+
+/// The strong ETag of a key's snapshot: every change to a vault's entries
+/// or retired set appends an event, which moves `seq` (and a forget the
+/// generation), and both stores read the rows in key order, so the key,
+/// its state and the form name the bytes. Key ids are never given again.
+fn snapshot_tag(form: SnapshotForm, key_id: i64, generation: u64, seq: u64) -> String {
+    let form = match form {
+        SnapshotForm::Json => "json",
+        SnapshotForm::Compact => "c1",
+    };
+    format!("\"{form}-k{key_id}-g{generation}-s{seq}\"")
+}
+
+/// Whether an `If-None-Match` value names `tag` (`*`, or one of a list;
+/// a weak `W/` form compares equal, as RFC 9110 has it for this header).
+fn tag_matches(if_none_match: &str, tag: &str) -> bool {
+    if_none_match.split(',').map(str::trim).any(|candidate| {
+        candidate == "*" || candidate.strip_prefix("W/").unwrap_or(candidate) == tag
+    })
+}
+
+fn not_modified(tag: &str) -> Response {
+    (
+        StatusCode::NOT_MODIFIED,
+        [
+            (header::ETAG, tag.to_string()),
+            (header::VARY, "accept".into()),
+            (header::CACHE_CONTROL, "no-store".into()),
+        ],
+    )
+        .into_response()
 }
 
 /// `after` and `wait_ms` of a feed request.
@@ -113,5 +214,45 @@ mod tests {
         );
         assert!(feed_query(Some("after=-1")).is_err());
         assert!(feed_query(Some("after=x")).is_err());
+    }
+
+    #[test]
+    fn the_form_follows_accept_and_the_tag_names_form_key_and_state() {
+        let asked = |accept: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for a in accept {
+                headers.append(header::ACCEPT, a.parse().unwrap());
+            }
+            SnapshotForm::asked(&headers)
+        };
+        assert_eq!(asked(&[]), SnapshotForm::Json);
+        assert_eq!(asked(&["application/json"]), SnapshotForm::Json);
+        assert_eq!(asked(&["*/*"]), SnapshotForm::Json);
+        assert_eq!(asked(&[SNAPSHOT_MEDIA_TYPE]), SnapshotForm::Compact);
+        assert_eq!(
+            asked(&["application/json;q=0.1, application/vnd.latet.snapshot.v1;q=1"]),
+            SnapshotForm::Compact
+        );
+        assert_eq!(
+            asked(&["application/json", "Application/Vnd.Latet.Snapshot.V1"]),
+            SnapshotForm::Compact
+        );
+        let tag = snapshot_tag(SnapshotForm::Compact, 3, 2, 40);
+        assert_eq!(tag, "\"c1-k3-g2-s40\"");
+        assert_ne!(tag, snapshot_tag(SnapshotForm::Json, 3, 2, 40));
+        assert_ne!(tag, snapshot_tag(SnapshotForm::Compact, 4, 2, 40));
+        assert_ne!(tag, snapshot_tag(SnapshotForm::Compact, 3, 2, 41));
+        let cases = [
+            ("\"c1-k3-g2-s40\"", true),
+            ("W/\"c1-k3-g2-s40\"", true),
+            ("\"x\", \"c1-k3-g2-s40\"", true),
+            ("*", true),
+            ("\"c1-k3-g2-s4\"", false),
+            ("c1-k3-g2-s40", false),
+            ("", false),
+        ];
+        for (header, want) in cases {
+            assert_eq!(tag_matches(header, &tag), want, "{header}");
+        }
     }
 }

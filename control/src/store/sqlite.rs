@@ -504,12 +504,14 @@ impl Store for SqliteStore {
 
     fn snapshot_rows(&self, key_id: i64) -> Result<SnapshotRows> {
         let mut conn = self.lock()?;
-        // A read transaction: entries, retired and seq from one state.
+        // A read transaction: entries, retired and seq from one state. In
+        // key order: one state, one snapshot, byte for byte (its ETag names
+        // the state).
         let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
         let key = key_in_tx(&tx, key_id)?;
         let entries = {
             let mut stmt = tx.prepare(&format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = ?1"
+                "SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = ?1 ORDER BY id"
             ))?;
             let raw = stmt.query_map(params![key_id], entry_from_row)?;
             let mut out = Vec::new();
@@ -519,7 +521,8 @@ impl Store for SqliteStore {
             out
         };
         let retired = {
-            let mut stmt = tx.prepare("SELECT hash, lead FROM retired WHERE key_id = ?1")?;
+            let mut stmt =
+                tx.prepare("SELECT hash, lead FROM retired WHERE key_id = ?1 ORDER BY hash")?;
             let raw = stmt.query_map(params![key_id], |row| {
                 Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
             })?;

@@ -8,7 +8,7 @@
 //! snapshot only lacks entries a later event it applies forgets anyway.
 
 use crate::error::CoreError;
-use crate::wire::{parse_snapshot, EntryId, Event, EventBody, Snapshot};
+use crate::wire::{scrub_compact_snapshot, EntryId, Event, EventBody, Snapshot};
 use std::collections::HashSet;
 
 /// Drops from every `added` event the entries a *later* `forgotten` event
@@ -35,23 +35,16 @@ pub fn scrub_snapshot_entries(snapshot: &mut Snapshot, forgotten: &HashSet<Entry
     before - snapshot.entries.len()
 }
 
-/// The snapshot JSON `bytes` without the entries in `forgotten`
-/// ([`scrub_snapshot_entries`]), or `None` when it holds none of them.
-/// Frees `bytes` once parsed and writes the result into one buffer of their
-/// size: a wasm VM's memory keeps its peak, so two large blocks at once
-/// would stay.
+/// The shared snapshot `bytes` (the compact form,
+/// [`crate::wire::compact_snapshot`]) without the entries in `forgotten`,
+/// or `None` when it holds none of them. Rewritten in place: the kept
+/// entries stay byte-exact, the freed tail is zeroed, and no second buffer
+/// is made (a wasm VM's memory keeps its peak). A copy in any other form
+/// (a JSON one an older poller wrote) is refused: the caller takes a new
+/// snapshot, which replaces it.
 pub fn scrub_snapshot(
     bytes: Vec<u8>,
     forgotten: &HashSet<EntryId>,
 ) -> Result<Option<Vec<u8>>, CoreError> {
-    let mut snapshot = parse_snapshot(&bytes)?;
-    let capacity = bytes.len();
-    drop(bytes);
-    if scrub_snapshot_entries(&mut snapshot, forgotten) == 0 {
-        return Ok(None);
-    }
-    let mut out = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut out, &snapshot)
-        .map(|()| Some(out))
-        .map_err(|_| CoreError::Wire("the scrubbed snapshot could not be written".into()))
+    scrub_compact_snapshot(bytes, forgotten)
 }

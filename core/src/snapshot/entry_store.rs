@@ -90,28 +90,48 @@ impl EntryStore {
     }
 
     pub(crate) fn insert(&mut self, entry: Entry) -> Slot {
-        let kind = match self.kinds.iter().position(|k| *k == entry.kind) {
+        let slot = self.insert_parts(
+            entry.id,
+            &entry.kind,
+            entry.generation,
+            &entry.value,
+            &entry.surrogate,
+        );
+        // Wiped where they lie (`into_bytes` never reallocates).
+        wipe_bytes(entry.value.into_bytes());
+        wipe_bytes(entry.surrogate.into_bytes());
+        slot
+    }
+
+    /// Inserts an entry from borrowed parts (a compact snapshot's bytes):
+    /// value and surrogate are copied into the entry's one allocation.
+    pub(crate) fn insert_parts(
+        &mut self,
+        id: EntryId,
+        kind: &Kind,
+        generation: u64,
+        value: &str,
+        surrogate: &str,
+    ) -> Slot {
+        let kind = match self.kinds.iter().position(|k| k == kind) {
             Some(k) => k as u16,
             None => {
-                self.kinds.push(entry.kind);
+                self.kinds.push(kind.clone());
                 (self.kinds.len() - 1) as u16
             }
         };
         // Values longer than 4 GiB cannot come through a snapshot; saturate
         // rather than wrap (`get` then finds no boundary and skips it).
-        let split = u32::try_from(entry.value.len()).unwrap_or(u32::MAX);
-        let mut text = String::with_capacity(entry.value.len() + entry.surrogate.len());
-        text.push_str(&entry.value);
-        text.push_str(&entry.surrogate);
-        // Wiped where they lie (`into_bytes` never reallocates).
-        wipe_bytes(entry.value.into_bytes());
-        wipe_bytes(entry.surrogate.into_bytes());
+        let split = u32::try_from(value.len()).unwrap_or(u32::MAX);
+        let mut text = String::with_capacity(value.len() + surrogate.len());
+        text.push_str(value);
+        text.push_str(surrogate);
         let stored = StoredEntry {
-            id: entry.id,
+            id,
             text: text.into_boxed_str(),
             split,
             kind,
-            generation: entry.generation,
+            generation,
         };
         let id = stored.id;
         self.live += 1;

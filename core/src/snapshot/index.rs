@@ -6,7 +6,8 @@ use super::retired_set::RetiredSet;
 use super::token_matcher::{for_each_start, TokenMatcher, VaultMatch};
 use crate::error::CoreError;
 use crate::text::{on_word_boundaries, token_hash};
-use crate::wire::{check_version, Entry, EntryId, Event, EventBody, Snapshot};
+use crate::wire::compact_snapshot::hex_bytes;
+use crate::wire::{check_version, CompactSnapshot, Entry, EntryId, Event, EventBody, Snapshot};
 use std::collections::VecDeque;
 
 /// How many recent additions are remembered for memo re-validation.
@@ -66,7 +67,7 @@ impl SnapshotIndex {
         }
     }
 
-    /// Builds the index of a snapshot.
+    /// Builds the index of a snapshot (the JSON model).
     pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, CoreError> {
         check_version(snapshot.version)?;
         let salt = hex_bytes(&snapshot.retired_salt).ok_or_else(|| {
@@ -75,18 +76,62 @@ impl SnapshotIndex {
         let mut store = EntryStore::with_capacity(snapshot.entries.len());
         for (position, entry) in snapshot.entries.into_iter().enumerate() {
             validate_entry(&entry, position)?;
+            check_new_id(&store, &entry.id, position)?;
             store.insert(entry);
         }
-        let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)));
-        let surrogates = TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)));
-        let epoch = next_epoch();
         let mut retired = RetiredSet::new(salt);
         for r in &snapshot.retired {
             retired.insert(r);
         }
-        Ok(SnapshotIndex {
-            generation: snapshot.generation,
-            seq: snapshot.seq,
+        Ok(Self::of_store(
+            snapshot.generation,
+            snapshot.seq,
+            store,
+            retired,
+        ))
+    }
+
+    /// Builds the index straight from a compact snapshot's bytes
+    /// ([`crate::wire::compact_snapshot`]): each entry is copied from the
+    /// bytes into the entry store, with no `Snapshot` or `Vec<Entry>` in
+    /// between. The bytes are zeroed and freed as soon as the store and the
+    /// retired set hold their content, before the matchers are built: wasm
+    /// memory never shrinks, so the VM keeps its peak, and the matchers can
+    /// reuse the space the bytes held.
+    pub fn from_compact(mut bytes: Vec<u8>) -> Result<Self, CoreError> {
+        let read = Self::read_compact(&bytes);
+        bytes.fill(0);
+        std::hint::black_box(&bytes);
+        drop(bytes);
+        let (generation, seq, store, retired) = read?;
+        Ok(Self::of_store(generation, seq, store, retired))
+    }
+
+    /// The entry store and retired set of a compact snapshot.
+    fn read_compact(bytes: &[u8]) -> Result<(u64, u64, EntryStore, RetiredSet), CoreError> {
+        let compact = CompactSnapshot::parse(bytes)?;
+        let mut retired = RetiredSet::new(compact.salt.to_vec());
+        for r in compact.retired() {
+            retired.insert(&r);
+        }
+        let mut store = EntryStore::with_capacity(compact.entry_count());
+        for (position, entry) in compact.entries().enumerate() {
+            let e = entry?;
+            validate_parts(e.value, e.surrogate, position)?;
+            check_new_id(&store, &e.id, position)?;
+            store.insert_parts(e.id, e.kind, e.generation, e.value, e.surrogate);
+        }
+        Ok((compact.generation, compact.seq, store, retired))
+    }
+
+    /// The index over a filled store: the matchers are built here.
+    fn of_store(generation: u64, seq: u64, store: EntryStore, retired: RetiredSet) -> Self {
+        let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)));
+        let surrogates = TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)));
+        let epoch = next_epoch();
+        SnapshotIndex {
+            generation,
+            seq,
             store,
             values,
             surrogates,
@@ -94,7 +139,7 @@ impl SnapshotIndex {
             add_epoch: epoch,
             recent_adds: VecDeque::new(),
             horizon: epoch,
-        })
+        }
     }
 
     /// The vault's generation this index is at.
@@ -419,11 +464,15 @@ impl SnapshotIndex {
 }
 
 fn validate_entry(entry: &Entry, position: usize) -> Result<(), CoreError> {
-    let reason = if entry.value.is_empty() {
+    validate_parts(&entry.value, &entry.surrogate, position)
+}
+
+fn validate_parts(value: &str, surrogate: &str, position: usize) -> Result<(), CoreError> {
+    let reason = if value.is_empty() {
         "value is empty"
-    } else if entry.surrogate.is_empty() {
+    } else if surrogate.is_empty() {
         "surrogate is empty"
-    } else if entry.value == entry.surrogate {
+    } else if value == surrogate {
         "surrogate equals its value"
     } else {
         return Ok(());
@@ -434,12 +483,14 @@ fn validate_entry(entry: &Entry, position: usize) -> Result<(), CoreError> {
     })
 }
 
-fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
+/// A snapshot lists each id once: a second entry under an id would leave
+/// one of the two behind when the id is forgotten.
+fn check_new_id(store: &EntryStore, id: &EntryId, position: usize) -> Result<(), CoreError> {
+    match store.slot_of(id) {
+        Some(_) => Err(CoreError::BadEntry {
+            position,
+            reason: "its id is listed twice".into(),
+        }),
+        None => Ok(()),
     }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect()
 }

@@ -255,3 +255,78 @@ fn an_epoch_of_one_index_means_nothing_to_another() {
     assert_eq!(second.values_added_since(epoch), None);
     assert_eq!(second.values_added_since(second.add_epoch()), Some(vec![]));
 }
+
+fn demo_snapshot() -> Snapshot {
+    let mut s = snapshot(vec![
+        entry(1, "Mario Rossi", "Laura Bianchi", Kind::Name),
+        entry(
+            2,
+            "mario.rossi@acme.it",
+            "laura.bianchi@brightvale.it",
+            Kind::Email,
+        ),
+        entry(3, "acme.it", "brightvale.it", Kind::Domain),
+        entry(7, "José", "Iñigo", Kind::Name),
+    ]);
+    s.retired = vec![RetiredSurrogate {
+        hash: RetiredHash(retired_hash(&salt(), "Carla Verdi")),
+        lead: lead_bucket("Carla Verdi"),
+    }];
+    s
+}
+
+#[test]
+fn an_index_built_from_the_compact_bytes_is_the_one_built_from_json() {
+    let from_json = SnapshotIndex::from_snapshot(demo_snapshot()).unwrap();
+    let bytes = crate::wire::encode_snapshot(&demo_snapshot()).unwrap();
+    let compact = SnapshotIndex::from_compact(bytes).unwrap();
+    assert_eq!(compact.seq(), from_json.seq());
+    assert_eq!(compact.generation(), from_json.generation());
+    assert_eq!(compact.len(), from_json.len());
+    assert_eq!(compact.retired_len(), 1);
+    for e in from_json.entries() {
+        let c = compact.by_value(e.value).unwrap();
+        assert_eq!(
+            (c.id, c.surrogate, c.kind, c.generation),
+            (e.id, e.surrogate, e.kind, e.generation)
+        );
+        assert_eq!(compact.by_surrogate(e.surrogate).map(|c| c.id), Some(e.id));
+    }
+    assert!(compact.is_retired("Carla Verdi"));
+    let text = "Mario Rossi wrote to mario.rossi@acme.it and José";
+    assert_eq!(values_in(&compact, text), values_in(&from_json, text));
+}
+
+#[test]
+fn a_compact_snapshot_with_a_bad_entry_or_a_twice_listed_id_is_refused() {
+    let cases: Vec<(Vec<Entry>, &str)> = vec![
+        (
+            vec![entry(1, "Mario", "Mario", Kind::Name)],
+            "surrogate equals its value",
+        ),
+        (
+            vec![
+                entry(1, "Mario", "Paolo", Kind::Name),
+                entry(1, "Ana", "Eva", Kind::Name),
+            ],
+            "entry 1: its id is listed twice",
+        ),
+    ];
+    for (entries, want) in cases {
+        let bytes = crate::wire::encode_snapshot(&snapshot(entries.clone())).unwrap();
+        let err = SnapshotIndex::from_compact(bytes)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(want), "{err}");
+        assert!(!err.contains("Mario") && !err.contains("Paolo"), "{err}");
+        let err = SnapshotIndex::from_snapshot(snapshot(entries))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(want), "{err}");
+    }
+    let mut cut = crate::wire::encode_snapshot(&demo_snapshot()).unwrap();
+    cut.truncate(cut.len() - 3);
+    assert!(SnapshotIndex::from_compact(cut).is_err());
+}

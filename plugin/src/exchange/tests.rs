@@ -211,6 +211,7 @@ fn entries_answer(generation: u64) -> CalloutAnswer {
     CalloutAnswer {
         status: 200,
         body: serde_json::to_vec(&answer).unwrap(),
+        etag: None,
     }
 }
 
@@ -251,10 +252,12 @@ fn failure_modes_reject_or_redact() {
         CalloutAnswer {
             status: 503,
             body: vec![],
+            etag: None,
         },
         CalloutAnswer {
             status: 200,
             body: b"garbage".to_vec(),
+            etag: None,
         },
     ];
     for answer in failures {
@@ -582,6 +585,7 @@ fn no_log_line_holds_a_value() {
         &CalloutAnswer {
             status: 500,
             body: vec![],
+            etag: None,
         },
     );
     let mut ex = Exchange::new(worker_with(&host, ""));
@@ -1008,6 +1012,7 @@ fn the_entries_callout_is_timed_from_dispatch_to_answer() {
     let answer = CalloutAnswer {
         status: 503,
         body: vec![],
+        etag: None,
     };
     ex.on_callout(&host, token, &answer);
     assert_eq!(
@@ -1079,6 +1084,7 @@ fn refused_entries_calls_are_named_by_their_cause() {
         let answer = CalloutAnswer {
             status,
             body: body.to_vec(),
+            etag: None,
         };
         ex.on_callout(&host, token, &answer);
         let replies = host.replies.borrow();
@@ -1175,6 +1181,7 @@ fn entries_for(request: &EntriesRequest, all: &[latet_core::wire::Entry]) -> Cal
     CalloutAnswer {
         status: 200,
         body: serde_json::to_vec(&answer).unwrap(),
+        etag: None,
     }
 }
 

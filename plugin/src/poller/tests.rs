@@ -13,7 +13,11 @@ fn poller(holder: &str) -> (Poller, Metrics) {
 }
 
 fn ok(body: Vec<u8>) -> CalloutAnswer {
-    CalloutAnswer { status: 200, body }
+    CalloutAnswer {
+        status: 200,
+        body,
+        etag: None,
+    }
 }
 
 fn feed(head: u64, events: Vec<Event>) -> Vec<u8> {
@@ -114,11 +118,12 @@ fn a_forget_rewrites_the_shared_snapshot_and_added_events_without_the_value() {
     };
     p.on_answer(&host, &m, call.token, &ok(feed(5, vec![forget.clone()])));
     assert_eq!(read_events(&host), vec![added(4, vec![]), forget]);
-    let snapshot = parse_snapshot(&host.shared_value(SNAPSHOT_KEY).unwrap()).unwrap();
+    let snapshot =
+        latet_core::wire::decode_snapshot(&host.shared_value(SNAPSHOT_KEY).unwrap()).unwrap();
     assert_eq!(snapshot.entries, vec![giulia()]);
     assert_eq!(snapshot.seq, 3, "still the snapshot's own position");
     for key in [SNAPSHOT_KEY, EVENTS_KEY] {
-        let text = String::from_utf8(host.shared_value(key).unwrap()).unwrap();
+        let text = String::from_utf8_lossy(&host.shared_value(key).unwrap()).into_owned();
         for gone in ["Mario Rossi", "Laura Bianchi", "Carla Verdi", "Anna Neri"] {
             assert!(!text.contains(gone), "{key} still holds an entry");
         }
@@ -166,7 +171,7 @@ fn failures_back_off_and_leave_the_feed_age_growing() {
         call.token,
         &CalloutAnswer {
             status: 503,
-            body: vec![],
+            ..CalloutAnswer::default()
         },
     );
     assert_eq!(host.metric(crate::metrics::FEED_ERRORS), 1);
@@ -250,6 +255,7 @@ fn refused_calls_publish_their_cause_and_keep_the_cached_vault() {
         let answer = CalloutAnswer {
             status,
             body: body.to_vec(),
+            etag: None,
         };
         assert!(p.on_answer(&host, &m, call.token, &answer));
         assert_eq!(read_sync_cause(&host), Some(cause), "status {status}");
@@ -282,4 +288,136 @@ fn refused_calls_publish_their_cause_and_keep_the_cached_vault() {
         "{}",
         host.all_logs()
     );
+}
+
+#[test]
+fn the_snapshot_is_asked_compact_and_kept_as_it_came_with_its_tag() {
+    use crate::shared::{read_snapshot_tag, SnapshotTag};
+    let host = FakeHost::alone();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header("accept"), Some(SNAPSHOT_MEDIA_TYPE));
+    assert_eq!(call.header("if-none-match"), None, "nothing shared yet");
+    let compact = snapshot_compact(7, 1, vec![mario(), giulia()]);
+    let answer = CalloutAnswer {
+        status: 200,
+        body: compact.clone(),
+        etag: Some("\"c1-k1-g1-s7\"".into()),
+    };
+    p.on_answer(&host, &m, call.token, &answer);
+    assert_eq!(
+        host.shared_value(SNAPSHOT_KEY).unwrap(),
+        compact,
+        "as it came"
+    );
+    assert_eq!(
+        read_snapshot_tag(&host),
+        Some(SnapshotTag {
+            etag: "\"c1-k1-g1-s7\"".into(),
+            seq: 7
+        })
+    );
+    let state = read_state(&host).unwrap();
+    assert_eq!((state.seq, state.snapshot_seq), (7, 7));
+
+    // A new snapshot is wanted (the feed says so): the tag goes along, and
+    // a 304 publishes the shared one again at its position.
+    host.advance(1_000);
+    let call = host.last_callout().unwrap();
+    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
+        version: 1,
+        oldest: 1,
+        head: 7,
+    })
+    .unwrap();
+    p.on_answer(&host, &m, call.token, &ok(required));
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header(":path"), Some(SNAPSHOT_PATH));
+    assert_eq!(call.header("if-none-match"), Some("\"c1-k1-g1-s7\""));
+    host.advance(1_000);
+    let unchanged = CalloutAnswer {
+        status: 304,
+        ..CalloutAnswer::default()
+    };
+    assert!(p.on_answer(&host, &m, call.token, &unchanged));
+    assert_eq!(host.shared_value(SNAPSHOT_KEY).unwrap(), compact);
+    let state = read_state(&host).unwrap();
+    assert_eq!((state.seq, state.snapshot_seq), (7, 7));
+    assert_eq!(state.feed_answered_at_ms, host.now_ms_value());
+    assert_eq!(
+        host.last_callout().unwrap().header(":path"),
+        Some("/_latet/gateway/v1/events?after=7&wait_ms=25000"),
+        "back on the feed"
+    );
+}
+
+#[test]
+fn a_json_snapshot_is_kept_compact_and_a_garbled_one_is_refused() {
+    use crate::shared::read_snapshot_tag;
+    let host = FakeHost::alone();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    let answer = CalloutAnswer {
+        status: 200,
+        body: snapshot_json(4, 1, vec![mario()]),
+        etag: Some("\"json-k1-g1-s4\"".into()),
+    };
+    p.on_answer(&host, &m, call.token, &answer);
+    assert_eq!(
+        host.shared_value(SNAPSHOT_KEY).unwrap(),
+        snapshot_compact(4, 1, vec![mario()])
+    );
+    assert_eq!(read_snapshot_tag(&host), None, "the tag named the JSON");
+
+    let host = FakeHost::alone();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    let mut cut = snapshot_compact(4, 1, vec![mario()]);
+    cut.pop();
+    p.on_answer(&host, &m, call.token, &ok(cut));
+    assert_eq!(read_state(&host), None);
+    assert!(read_snapshot(&host).is_none());
+    assert!(host.all_logs().contains("snapshot refused"));
+    assert!(!host.all_logs().contains("Mario"));
+}
+
+#[test]
+fn a_forget_scrubs_the_compact_shared_snapshot_and_drops_its_tag() {
+    use crate::shared::{read_snapshot_tag, write_snapshot_tag, SnapshotTag};
+    let host = FakeHost::alone();
+    publish(&host, 3, 1, vec![mario(), giulia()], &[]);
+    write_snapshot_tag(
+        &host,
+        &SnapshotTag {
+            etag: "\"c1-k1-g1-s3\"".into(),
+            seq: 3,
+        },
+    )
+    .unwrap();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    p.on_answer(
+        &host,
+        &m,
+        call.token,
+        &ok(feed(4, vec![forgotten(4, &mario(), 2)])),
+    );
+    let shared = host.shared_value(SNAPSHOT_KEY).unwrap();
+    // Byte-exact: what a fresh encoding of the vault without Mario gives.
+    assert_eq!(shared, snapshot_compact(3, 1, vec![giulia()]));
+    let text = String::from_utf8_lossy(&shared);
+    assert!(!text.contains("Mario Rossi") && !text.contains("Laura Bianchi"));
+    assert_eq!(read_snapshot_tag(&host), None);
+    // A worker rebuilding from it never sees Mario.
+    let mut v = crate::vault::WorkerVault::new(
+        latet_core::detect::Detectors::new(&config().detectors).unwrap(),
+        1 << 20,
+    );
+    assert!(v.catch_up(&host).current);
+    assert!(v.index().by_value("Mario Rossi").is_none());
+    assert!(v.index().by_value("Giulia Neri").is_some());
 }

@@ -124,7 +124,7 @@ fn a_snapshot_reload_never_moves_the_index_back() {
     assert_eq!(v.index().seq(), 2);
     // A half-written publication: an older snapshot and state ahead with
     // events missing. Reloading would bring Mario back: refused.
-    host.put_shared(SNAPSHOT_KEY, &snapshot_json(1, 1, vec![mario()]));
+    host.put_shared(SNAPSHOT_KEY, &snapshot_compact(1, 1, vec![mario()]));
     publish_events(&host, 1, &[added(5, vec![])]);
     let done = v.catch_up(&host);
     assert!(!done.current && !done.snapshot_loaded, "{done:?}");

@@ -673,7 +673,9 @@ impl Store for PostgresStore {
         .ok_or(ControlError::KeyDeleted)?;
         let entries = tx
             .query(
-                &format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1"),
+                // In key order: one state, one snapshot, byte for byte (its
+                // ETag names the state).
+                &format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE key_id = $1 ORDER BY id"),
                 &[&key_id],
             )?
             .iter()
@@ -681,7 +683,7 @@ impl Store for PostgresStore {
             .collect::<Result<Vec<_>>>()?;
         let retired = tx
             .query(
-                "SELECT hash, lead FROM retired WHERE key_id = $1",
+                "SELECT hash, lead FROM retired WHERE key_id = $1 ORDER BY hash",
                 &[&key_id],
             )?
             .iter()

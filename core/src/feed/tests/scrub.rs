@@ -1,6 +1,6 @@
 use super::*;
 use crate::feed::{scrub_events, scrub_snapshot, scrub_snapshot_entries};
-use crate::wire::parse_snapshot;
+use crate::wire::{decode_snapshot, encode_snapshot};
 use std::collections::HashSet;
 
 #[test]
@@ -71,7 +71,7 @@ fn a_forget_scrubs_only_earlier_added_events() {
 #[test]
 fn the_snapshot_loses_forgotten_entries_and_keeps_its_position() {
     let original = snapshot(7, vec![entry(1, "Mario"), entry(2, "Giulia")]);
-    let bytes = serde_json::to_vec(&original).unwrap();
+    let bytes = encode_snapshot(&original).unwrap();
     let ids: HashSet<EntryId> = [id(1)].into();
 
     let mut in_memory = original.clone();
@@ -79,13 +79,16 @@ fn the_snapshot_loses_forgotten_entries_and_keeps_its_position() {
     assert_eq!(in_memory.entries, vec![entry(2, "Giulia")]);
 
     let scrubbed = scrub_snapshot(bytes.clone(), &ids).unwrap().unwrap();
-    let parsed = parse_snapshot(&scrubbed).unwrap();
+    let parsed = decode_snapshot(&scrubbed).unwrap();
     assert_eq!(parsed, in_memory);
     assert_eq!((parsed.seq, parsed.generation), (7, 1));
     // Nothing to drop: no rewrite.
     let other: HashSet<EntryId> = [id(9)].into();
     assert_eq!(scrub_snapshot(bytes, &other).unwrap(), None);
     assert!(scrub_snapshot(b"{".to_vec(), &ids).is_err());
+    // A JSON copy (an older poller's) is refused: a new snapshot replaces it.
+    let json = serde_json::to_vec(&original).unwrap();
+    assert!(scrub_snapshot(json, &ids).is_err());
 }
 
 #[test]
