@@ -157,3 +157,23 @@ pub async fn post_json(
     }
     serde_json::from_slice(&answer.body).map_err(|err| CallError(format!("{path}: {err}")))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replica_urls_table() {
+        for (url, want) in [
+            ("http://127.0.0.1:8787", Some("127.0.0.1:8787")),
+            ("http://127.0.0.1:8787/", Some("127.0.0.1:8787")),
+            ("https://127.0.0.1:8787", None),
+            ("http://127.0.0.1:8787/x", None),
+            ("http://", None),
+        ] {
+            let parsed = Replica::parse(url).ok().map(|r| r.authority);
+            assert_eq!(parsed.as_deref(), want, "{url}");
+        }
+    }
+}
