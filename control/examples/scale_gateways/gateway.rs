@@ -8,17 +8,15 @@
 use crate::http::{Connection, Replica};
 use bytes::Bytes;
 use hyper::{header, Method};
-use latet_core::wire::{EventBody, FeedAnswer};
-use serde::Deserialize;
+use latet_core::wire::{CompactSnapshot, EventBody, FeedAnswer};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-/// The Accept header of the snapshot request: the one line to change when
-/// the control service serves the compact binary snapshot (its media type
-/// constant in `latet_core::wire`), together with [`snapshot_position`].
-pub const SNAPSHOT_ACCEPT: &str = "application/json";
+/// The Accept header of the snapshot request: the compact binary snapshot,
+/// as the filter's poller asks for it.
+pub const SNAPSHOT_ACCEPT: &str = latet_core::wire::SNAPSHOT_MEDIA_TYPE;
 
 const SNAPSHOT_PATH: &str = "/_latet/gateway/v1/snapshot";
 const EVENTS_PATH: &str = "/_latet/gateway/v1/events";
@@ -51,20 +49,11 @@ pub enum Report {
     Failed,
 }
 
-/// The part of a snapshot the simulation needs. The entries are skipped,
-/// not kept: 5,000 gateways holding a vault each would measure this
-/// process, not the control service.
-#[derive(Deserialize)]
-struct SnapshotPosition {
-    seq: u64,
-}
-
-/// The feed position of a snapshot body (JSON; the binary format will need
-/// its own reader here).
+/// The feed position of a compact snapshot body: its head only. The
+/// entries are skipped, not kept: 5,000 gateways holding a vault each would
+/// measure this process, not the control service.
 fn snapshot_position(body: &[u8]) -> Option<u64> {
-    serde_json::from_slice::<SnapshotPosition>(body)
-        .ok()
-        .map(|s| s.seq)
+    CompactSnapshot::parse(body).ok().map(|s| s.seq)
 }
 
 /// One gateway's poller state.

@@ -168,7 +168,7 @@ impl Figures {
         );
         match self.snapshot_bytes {
             Some(bytes) if !self.warm => {
-                println!("snapshot            {bytes} bytes per gateway start (JSON)")
+                println!("snapshot            {bytes} bytes per gateway start (compact form)")
             }
             _ => println!(
                 "snapshot            none taken (warm: the gateways resumed from a held seq)"
