@@ -17,7 +17,7 @@ const VALUE: &str = "giulia.neri@acme.it";
 
 #[test]
 fn the_shared_snapshot_is_compact_and_a_forget_scrubs_it() {
-    let mut service = ControlService::start().unwrap();
+    let service = ControlService::start().unwrap();
     let token = service.create_key("shop").unwrap();
     let eraser = service.add_token("shop", "erasure", &["--forget"]).unwrap();
     // The value is in the vault before the gateway starts: it travels in
