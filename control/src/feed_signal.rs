@@ -146,8 +146,9 @@ mod tests {
         let signals = FeedSignals::default();
         let mut head = signals.subscribe(7).unwrap();
         let mut epochs = vec![head.borrow_and_update().epoch];
+        type SendFn = dyn Fn(&FeedSignals);
         // (send, woken, seq after)
-        let sends: [(&dyn Fn(&FeedSignals), bool, u64); 6] = [
+        let sends: [(&SendFn, bool, u64); 6] = [
             (&|s| s.announce(7, 3), true, 3),
             (&|s| s.wake(7), true, 3),
             (&|s| s.announce_newer(7, 3), false, 3),
