@@ -4,7 +4,7 @@
 use crate::tokens::Permission;
 
 /// What went wrong; each variant maps to one HTTP status (see `http::errors`).
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ControlError {
     /// The request does not parse or breaks a limit (field and reason).
     #[error("bad request: {0}")]

@@ -1,17 +1,32 @@
 //! Wakes long-polls: one watch channel per key carries the newest seq, sent
-//! right after the transaction that appended an event commits; one more says
+//! right after the transaction that appended an event commits, and an epoch
+//! that changes at every send (a wake-up without a new head included: the
+//! polls woken by one send share one read, keyed by it); one more says
 //! the server is shutting down, so open polls answer at once instead of
 //! holding the graceful shutdown for up to their `wait_ms`. On PostgreSQL,
 //! heads committed by other replicas arrive through
 //! `store::postgresql::feed_listener` ([`FeedSignals::announce_newer`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tokio::sync::watch;
 
+/// What a key's channel carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeedHead {
+    /// The newest seq known here.
+    pub seq: u64,
+    /// Changes at every send, across all keys (never repeats, even for a
+    /// key whose channel was made again): a read started after a poll saw
+    /// it reflects everything that send announced.
+    pub epoch: u64,
+}
+
 /// The per-key feed heads, as channels a long-poll can wait on.
 pub struct FeedSignals {
-    heads: Mutex<HashMap<i64, watch::Sender<u64>>>,
+    heads: Mutex<HashMap<i64, watch::Sender<FeedHead>>>,
+    epochs: AtomicU64,
     closing: watch::Sender<bool>,
 }
 
@@ -19,6 +34,7 @@ impl Default for FeedSignals {
     fn default() -> Self {
         FeedSignals {
             heads: Mutex::default(),
+            epochs: AtomicU64::new(0),
             closing: watch::channel(false).0,
         }
     }
@@ -26,14 +42,18 @@ impl Default for FeedSignals {
 
 impl FeedSignals {
     /// A receiver that sees every head sent after this call.
-    pub fn subscribe(&self, key_id: i64) -> Option<watch::Receiver<u64>> {
+    pub fn subscribe(&self, key_id: i64) -> Option<watch::Receiver<FeedHead>> {
         let mut heads = self.heads.lock().ok()?;
         Some(
             heads
                 .entry(key_id)
-                .or_insert_with(|| watch::channel(0).0)
+                .or_insert_with(|| watch::channel(FeedHead::default()).0)
                 .subscribe(),
         )
+    }
+
+    fn next_epoch(&self) -> u64 {
+        self.epochs.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Tells every open and future long-poll that the server is shutting
@@ -57,7 +77,7 @@ impl FeedSignals {
     pub fn wake(&self, key_id: i64) {
         if let Ok(heads) = self.heads.lock() {
             if let Some(sender) = heads.get(&key_id) {
-                sender.send_modify(|_| {});
+                sender.send_modify(|head| head.epoch = self.next_epoch());
             }
         }
     }
@@ -68,9 +88,10 @@ impl FeedSignals {
         if let Ok(heads) = self.heads.lock() {
             if let Some(sender) = heads.get(&key_id) {
                 sender.send_if_modified(|head| {
-                    let newer = seq > *head;
+                    let newer = seq > head.seq;
                     if newer {
-                        *head = seq;
+                        head.seq = seq;
+                        head.epoch = self.next_epoch();
                     }
                     newer
                 });
@@ -83,7 +104,7 @@ impl FeedSignals {
     pub fn wake_all(&self) {
         if let Ok(heads) = self.heads.lock() {
             for sender in heads.values() {
-                sender.send_modify(|_| {});
+                sender.send_modify(|head| head.epoch = self.next_epoch());
             }
         }
     }
@@ -106,7 +127,45 @@ impl FeedSignals {
     pub fn announce(&self, key_id: i64, seq: u64) {
         if let Ok(heads) = self.heads.lock() {
             if let Some(sender) = heads.get(&key_id) {
-                sender.send_replace(seq);
+                sender.send_modify(|head| {
+                    head.seq = seq;
+                    head.epoch = self.next_epoch();
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_send_moves_the_epoch_a_wake_without_a_head_included() {
+        let signals = FeedSignals::default();
+        let mut head = signals.subscribe(7).unwrap();
+        let mut epochs = vec![head.borrow_and_update().epoch];
+        type SendFn = dyn Fn(&FeedSignals);
+        // (send, woken, seq after)
+        let sends: [(&SendFn, bool, u64); 6] = [
+            (&|s| s.announce(7, 3), true, 3),
+            (&|s| s.wake(7), true, 3),
+            (&|s| s.announce_newer(7, 3), false, 3),
+            (&|s| s.announce_newer(7, 4), true, 4),
+            (&|s| s.wake_all(), true, 4),
+            (&|s| s.wake(8), false, 4),
+        ];
+        for (i, (send, woken, seq)) in sends.iter().enumerate() {
+            send(&signals);
+            assert_eq!(head.has_changed().unwrap(), *woken, "send {i}");
+            let now = *head.borrow_and_update();
+            assert_eq!(now.seq, *seq, "send {i}");
+            if *woken {
+                assert!(!epochs.contains(&now.epoch), "send {i}: epoch repeated");
+                epochs.push(now.epoch);
+            } else {
+                assert_eq!(Some(&now.epoch), epochs.last(), "send {i}");
             }
         }
     }

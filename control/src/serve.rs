@@ -212,6 +212,7 @@ pub async fn serve(options: ServeOptions) -> Result<()> {
         metrics: Arc::new(Metrics::default()),
         admin_hash: opened.admin_hash,
         detectors: Arc::new(options.detectors.clone()),
+        feed_reads: Arc::default(),
     };
     if let Database::Postgres(url) = &options.db {
         feed_listener::spawn(url, state.vaults.clone())?;

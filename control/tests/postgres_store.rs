@@ -171,3 +171,53 @@ fn seq_is_gap_free_under_concurrent_forgets_and_additions_from_several_replicas(
     assert_eq!(snapshot.entries.len(), 6 * ROUNDS - forgets);
     assert_eq!(snapshot.retired.len(), forgets);
 }
+
+/// Ends every session of the store's database but the caller's.
+fn end_other_sessions(url: &str) {
+    exec(
+        url,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+}
+
+#[test]
+fn a_connection_idle_past_the_check_window_is_checked_and_one_used_just_now_fails_once() {
+    let Some(url) = fresh_database("latet_store_pool_check") else {
+        return;
+    };
+    let store = replica(&url);
+    let idle = latet::store::postgresql::pool::CHECK_AFTER_IDLE;
+    // Idle past the window: the broken connections are found on checkout
+    // and replaced, the call does not see them.
+    store.key_by_id(1).unwrap();
+    end_other_sessions(&url);
+    std::thread::sleep(idle + std::time::Duration::from_millis(300));
+    assert!(store.key_by_id(1).unwrap().is_none());
+    // Used just now (no check on checkout): the query finds the break and
+    // the call fails as a store failure (503), with no row or setting in
+    // its message; the pool drops the connection and the next call works.
+    store.key_by_id(1).unwrap();
+    end_other_sessions(&url);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut failed = 0;
+    let start = std::time::Instant::now();
+    loop {
+        match store.key_by_id(1) {
+            Ok(found) => {
+                assert!(found.is_none());
+                break;
+            }
+            Err(latet::error::ControlError::Store(message)) => {
+                assert!(!message.contains(&url), "{message}");
+                failed += 1;
+            }
+            Err(other) => panic!("{other}"),
+        }
+        assert!(
+            start.elapsed() < idle,
+            "broken connections kept in the pool"
+        );
+    }
+    assert!(failed >= 1, "a connection used just now was checked");
+}

@@ -1,17 +1,16 @@
 //! Gateway routes (token with `gateway`): snapshot, event feed (long-poll),
 //! entries for new values.
 
+use super::shared_feed_reads::{FeedBody, FeedReadKey};
 use super::{blocking, body, caller, ok, AppState};
 use crate::error::{ControlError, Result};
-use crate::tokens::Permission;
+use crate::tokens::{token_hash, Permission};
 use crate::vault::Vaults;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use latet_core::wire::{
-    check_version, encode_snapshot, EntriesRequest, FeedAnswer, SNAPSHOT_MEDIA_TYPE,
-};
+use latet_core::wire::{check_version, encode_snapshot, EntriesRequest, SNAPSHOT_MEDIA_TYPE};
 use std::time::Duration;
 
 /// Longest long-poll wait.
@@ -155,34 +154,52 @@ pub async fn events(
     // Subscribe before reading, so an event committed in between still wakes us.
     let mut head = state.vaults.signals().subscribe(caller.key.id);
     let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
+    let mut answer = read_feed(&state, &token, after).await?;
+    let token_digest = token_hash(&token);
     loop {
-        let vaults = state.vaults.clone();
-        let token = token.clone();
-        // The token again at every wake-up: one revoked, or a key deleted or
-        // disabled, while the poll waited gets no event after that.
-        let answer = blocking(move || {
-            let caller = vaults.authenticate(&token)?;
-            Vaults::require(&caller, Permission::Gateway)?;
-            vaults.feed(&caller.key, after)
-        })
-        .await?;
-        let empty = matches!(&answer, FeedAnswer::Events { events, .. } if events.is_empty());
-        if !empty || tokio::time::Instant::now() >= deadline {
-            return Ok(ok(&answer));
+        if !answer.is_empty() || tokio::time::Instant::now() >= deadline {
+            return Ok(answer.into_response());
         }
         let Some(receiver) = head.as_mut() else {
-            return Ok(ok(&answer));
+            return Ok(answer.into_response());
         };
         tokio::select! {
             woke = tokio::time::timeout_at(deadline, receiver.changed()) => match woke {
-                Ok(Ok(())) => continue,
+                Ok(Ok(())) => {}
                 // Timed out, or the sender went away: answer with what there is.
-                _ => return Ok(ok(&answer)),
+                _ => return Ok(answer.into_response()),
             },
             // Shutting down: answer now rather than hold the shutdown.
-            () = state.vaults.signals().closed() => return Ok(ok(&answer)),
+            () = state.vaults.signals().closed() => return Ok(answer.into_response()),
         }
+        // The token again at every wake-up: one revoked, or a key deleted or
+        // disabled, while the poll waited gets no event after that. The
+        // polls woken by the same send share that read (its epoch is new at
+        // every send, a revocation's wake-up included, so a read shared
+        // here always started after the send the poll woke for).
+        let shared = FeedReadKey {
+            key_id: caller.key.id,
+            token_hash: token_digest,
+            after,
+            epoch: receiver.borrow_and_update().epoch,
+        };
+        answer = state
+            .feed_reads
+            .read(shared, || read_feed(&state, &token, after))
+            .await?;
     }
+}
+
+/// Authenticates `token` again and reads the feed after `after`.
+async fn read_feed(state: &AppState, token: &str, after: u64) -> Result<FeedBody> {
+    let vaults = state.vaults.clone();
+    let token = token.to_string();
+    blocking(move || {
+        let caller = vaults.authenticate(&token)?;
+        Vaults::require(&caller, Permission::Gateway)?;
+        FeedBody::of(&vaults.feed(&caller.key, after)?)
+    })
+    .await
 }
 
 /// `POST /_latet/gateway/v1/entries`

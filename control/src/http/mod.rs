@@ -6,7 +6,10 @@ pub mod admin;
 pub mod apps;
 pub mod body;
 pub mod errors;
+#[cfg(test)]
+mod feed_wake_tests;
 pub mod gateway;
+pub mod shared_feed_reads;
 
 use crate::error::{ControlError, Result};
 use crate::metrics::Metrics;
@@ -32,6 +35,8 @@ pub struct AppState {
     pub admin_hash: [u8; 32],
     /// The detectors of the apps mask API (`latet serve --detectors`).
     pub detectors: Arc<latet_core::detect::Detectors>,
+    /// The reads woken long-polls share.
+    pub feed_reads: Arc<shared_feed_reads::SharedFeedReads>,
 }
 
 /// The service's routes.

@@ -137,7 +137,7 @@ mod tests {
             head.mark_unchanged();
             apply(&vaults, payload);
             assert_eq!(head.has_changed().unwrap(), *woken, "{payload:?}");
-            assert_eq!(*head.borrow(), *after, "{payload:?}");
+            assert_eq!(head.borrow().seq, *after, "{payload:?}");
         }
     }
 }

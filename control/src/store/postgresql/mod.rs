@@ -7,6 +7,7 @@
 //! other replicas' long-polls ([`feed_listener`]).
 
 pub mod feed_listener;
+pub mod pool;
 pub mod shared;
 
 use super::schema::POSTGRES_SCHEMA;
@@ -16,7 +17,6 @@ use latet_core::wire::RetiredHash;
 use postgres::types::ToSql;
 use postgres::{GenericClient, IsolationLevel, NoTls, Row, Transaction};
 use r2d2_postgres::r2d2::{Pool, PooledConnection};
-use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -28,7 +28,7 @@ const POOL_SIZE: u32 = 8;
 /// An arbitrary constant: the advisory lock held while the schema is made.
 const SCHEMA_LOCK: i64 = 0x006c_6174_6574;
 
-type Manager = PostgresConnectionManager<NoTls>;
+type Manager = pool::CheckedWhenIdle;
 type Conn = PooledConnection<Manager>;
 type Params<'a> = [&'a (dyn ToSql + Sync)];
 
@@ -55,7 +55,7 @@ impl PostgresStore {
             ))
         })?;
         drop(first);
-        let manager = PostgresConnectionManager::new(url.config().clone(), NoTls);
+        let manager = pool::CheckedWhenIdle::new(url.config().clone());
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
             .min_idle(Some(1))
@@ -492,7 +492,7 @@ impl Store for PostgresStore {
 
     fn key_by_name(&self, name: &str) -> Result<Option<KeyRecord>> {
         query_key(
-            &mut *self.conn()?,
+            &mut **self.conn()?,
             &format!("SELECT {KEY_COLUMNS} FROM keys WHERE name = $1"),
             &[&name],
         )
@@ -500,7 +500,7 @@ impl Store for PostgresStore {
 
     fn key_by_id(&self, id: i64) -> Result<Option<KeyRecord>> {
         query_key(
-            &mut *self.conn()?,
+            &mut **self.conn()?,
             &format!("SELECT {KEY_COLUMNS} FROM keys WHERE id = $1"),
             &[&id],
         )
