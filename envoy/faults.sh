@@ -82,16 +82,6 @@ answers() {
   [[ -n "$code" && "$code" != 000 ]]
 }
 
-# wait_for SECONDS CHECK...: polls CHECK every 50 ms.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.05
-  done
-}
-
 # json FILE PYTHON-EXPR: evaluates EXPR with `d` the parsed JSON of FILE
 # (prints "" when the file is not JSON or the expression fails).
 json() {

@@ -206,6 +206,17 @@ wait_ready_line() {
   done
 }
 
+# wait_for SECONDS CHECK...: runs CHECK every 50 ms until it succeeds;
+# fails after SECONDS.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.05
+  done
+}
+
 # latet_port_busy PORT: something listens on 127.0.0.1:PORT.
 latet_port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

@@ -119,23 +119,13 @@ cluster_stat() {
     sed -n "s/^latet_control::127\\.0\\.0\\.1:$1::$2:://p"
 }
 
-# poll SECONDS CHECK...: polls CHECK every 50 ms; fails after SECONDS.
-poll() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.05
-  done
-}
-
 # The filter holds its vault once a request without a value answers 200.
 round_trip() {
   curl -fsS -o /dev/null --max-time 5 "$gateway/v1/chat/completions" \
     -H 'content-type: application/json' \
     -d '{"model":"probe","messages":[{"role":"user","content":"ready?"}]}' 2>/dev/null
 }
-poll 60 round_trip || latet_die "the gateway did not load its vault"
+wait_for 60 round_trip || latet_die "the gateway did not load its vault"
 latet_log "gateway ready in $((SECONDS - t_run)) s"
 
 export LATET_E2E_GATEWAY="$gateway" LATET_E2E_ADMIN="$admin"
@@ -165,7 +155,7 @@ parked_on() {
   done
   return 1
 }
-poll 30 parked_on || latet_die "no feed long-poll parked on either replica"
+wait_for 30 parked_on || latet_die "no feed long-poll parked on either replica"
 if [[ "$parked" == "$port_a" ]]; then
   victim=control-a survivor_port="$port_b"
 else
@@ -190,7 +180,7 @@ done
 out_of_rotation() {
   [[ "$(cluster_stat "$parked" health_flags)" == *failed* ]]
 }
-poll 10 out_of_rotation || latet_die "Envoy still sends to the killed replica after 10 s"
+wait_for 10 out_of_rotation || latet_die "Envoy still sends to the killed replica after 10 s"
 latet_log "Envoy took $victim out of rotation ($(cluster_stat "$parked" health_flags)) within $((SECONDS - t_kill)) s"
 # The kill cut the parked long-poll: the sync service counts a failed feed call.
 feed_call_cut() {
@@ -198,7 +188,7 @@ feed_call_cut() {
   now="$(feed_errors)"
   ((${now:-0} > ${errors_before:-0}))
 }
-poll 5 feed_call_cut || latet_die "no feed call failed: the long-poll was not on $victim"
+wait_for 5 feed_call_cut || latet_die "no feed call failed: the long-poll was not on $victim"
 
 # 3. Forgotten through the survivor; the gateway hears of it from there.
 export LATET_E2E_CONTROL="http://127.0.0.1:$survivor_port"
