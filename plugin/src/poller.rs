@@ -212,14 +212,7 @@ impl Poller {
         }
         if kind == InFlight::Snapshot && answer.status == 304 {
             let published = self.republish_snapshot(host, metrics);
-            if published {
-                self.publish_cause(host, None);
-                self.failures = 0;
-                self.retry_at_ms = 0;
-                self.step(host, metrics);
-            } else {
-                self.failed(host, metrics);
-            }
+            self.settle(host, metrics, published);
             return true;
         }
         if answer.status != 200 {
@@ -240,16 +233,21 @@ impl Poller {
             }
             InFlight::Feed => self.publish_feed(host, metrics, &answer.body),
         };
+        self.settle(host, metrics, published);
+        true
+    }
+
+    /// After an answer: published, the failures are over and the next call
+    /// (a long-poll) leaves at once; not published, it counts as a failure.
+    fn settle(&mut self, host: &dyn Host, metrics: &Metrics, published: bool) {
         if published {
             self.publish_cause(host, None);
             self.failures = 0;
             self.retry_at_ms = 0;
-            // Long-poll again at once.
             self.step(host, metrics);
         } else {
             self.failed(host, metrics);
         }
-        true
     }
 
     /// Writes the sync cause when it changed (a fresh poller writes once).
