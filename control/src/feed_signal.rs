@@ -27,6 +27,10 @@ pub struct FeedHead {
 pub struct FeedSignals {
     heads: Mutex<HashMap<i64, watch::Sender<FeedHead>>>,
     epochs: AtomicU64,
+    /// Counts every announcement and wake-up, for any key, whether or not
+    /// a channel listened (bumped under the `heads` lock, as `subscribe`
+    /// takes it): see [`FeedSignals::notices`].
+    notices: AtomicU64,
     closing: watch::Sender<bool>,
 }
 
@@ -35,6 +39,7 @@ impl Default for FeedSignals {
         FeedSignals {
             heads: Mutex::default(),
             epochs: AtomicU64::new(0),
+            notices: AtomicU64::new(0),
             closing: watch::channel(false).0,
         }
     }
@@ -50,6 +55,20 @@ impl FeedSignals {
                 .or_insert_with(|| watch::channel(FeedHead::default()).0)
                 .subscribe(),
         )
+    }
+
+    /// How many announcements and wake-ups this replica has seen, for any
+    /// key. A poll that reads it before authenticating and again after
+    /// subscribing, and finds it unchanged, knows nothing was announced in
+    /// between that its channel could have missed: a head committed after
+    /// its key row was read either moved this count first or reaches the
+    /// channel it now holds.
+    pub fn notices(&self) -> u64 {
+        self.notices.load(Ordering::SeqCst)
+    }
+
+    fn notice(&self) {
+        self.notices.fetch_add(1, Ordering::SeqCst);
     }
 
     fn next_epoch(&self) -> u64 {
@@ -76,6 +95,7 @@ impl FeedSignals {
     /// the key deleted): they check their token again.
     pub fn wake(&self, key_id: i64) {
         if let Ok(heads) = self.heads.lock() {
+            self.notice();
             if let Some(sender) = heads.get(&key_id) {
                 sender.send_modify(|head| head.epoch = self.next_epoch());
             }
@@ -86,6 +106,7 @@ impl FeedSignals {
     /// key's polls only when it is newer than the one known here.
     pub fn announce_newer(&self, key_id: i64, seq: u64) {
         if let Ok(heads) = self.heads.lock() {
+            self.notice();
             if let Some(sender) = heads.get(&key_id) {
                 sender.send_if_modified(|head| {
                     let newer = seq > head.seq;
@@ -103,10 +124,20 @@ impl FeedSignals {
     /// database, when notifications may have been missed).
     pub fn wake_all(&self) {
         if let Ok(heads) = self.heads.lock() {
+            self.notice();
             for sender in heads.values() {
                 sender.send_modify(|head| head.epoch = self.next_epoch());
             }
         }
+    }
+
+    /// How many receivers a key's channel has (tests: polls parked).
+    #[cfg(test)]
+    pub(crate) fn listeners(&self, key_id: i64) -> usize {
+        self.heads
+            .lock()
+            .map(|heads| heads.get(&key_id).map_or(0, |s| s.receiver_count()))
+            .unwrap_or(0)
     }
 
     /// The keys some long-poll waits on (the periodic re-read asks only for those).
@@ -126,6 +157,7 @@ impl FeedSignals {
     /// Announces a new head for a key.
     pub fn announce(&self, key_id: i64, seq: u64) {
         if let Ok(heads) = self.heads.lock() {
+            self.notice();
             if let Some(sender) = heads.get(&key_id) {
                 sender.send_modify(|head| {
                     head.seq = seq;
@@ -140,6 +172,27 @@ impl FeedSignals {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_announcement_moves_the_notices_a_key_nobody_waits_on_included() {
+        let signals = FeedSignals::default();
+        type SendFn = dyn Fn(&FeedSignals);
+        let sends: [&SendFn; 4] = [
+            &|s| s.announce(9, 1),
+            &|s| s.announce_newer(9, 2),
+            &|s| s.wake(9),
+            &|s| s.wake_all(),
+        ];
+        for (i, send) in sends.iter().enumerate() {
+            let before = signals.notices();
+            send(&signals);
+            assert_eq!(signals.notices(), before + 1, "send {i}, no channel");
+        }
+        let _head = signals.subscribe(9).unwrap();
+        let before = signals.notices();
+        signals.announce_newer(9, 1);
+        assert_eq!(signals.notices(), before + 1, "an older head still counts");
+    }
 
     #[test]
     fn every_send_moves_the_epoch_a_wake_without_a_head_included() {

@@ -173,9 +173,10 @@ fn polls(
         .collect()
 }
 
-async fn until_feed_reads(store: &CountingStore, reads: usize) {
+/// Until `count` polls wait on the key's channel.
+async fn until_parked(state: &AppState, key: &KeyRecord, count: usize) {
     let start = Instant::now();
-    while store.feed_reads.load(Ordering::SeqCst) < reads {
+    while state.vaults.signals().listeners(key.id) < count {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "polls not parked"
@@ -212,7 +213,7 @@ const POLLS: usize = 40;
 async fn polls_woken_by_one_event_share_one_read() {
     let f = fixture();
     let parked = polls(&f.state, &f.token, 0, POLLS);
-    until_feed_reads(&f.store, POLLS).await;
+    until_parked(&f.state, &f.key, POLLS).await;
     let tokens_before = f.store.token_reads.load(Ordering::SeqCst);
     f.store.slow.store(true, Ordering::SeqCst);
     add_value(&f.state, &f.key, "mario.rossi@acme.it").await;
@@ -221,8 +222,9 @@ async fn polls_woken_by_one_event_share_one_read() {
         assert_eq!(answer["status"], "events");
         assert_eq!(seqs(&answer), vec![1]);
     }
-    // Each poll read once before parking; the wake-up read once for all.
-    assert_eq!(f.store.feed_reads.load(Ordering::SeqCst), POLLS + 1);
+    // At the head, no poll read before parking; the wake-up read once
+    // for all.
+    assert_eq!(f.store.feed_reads.load(Ordering::SeqCst), 1);
     assert_eq!(
         f.store.token_reads.load(Ordering::SeqCst) - tokens_before,
         1
@@ -244,7 +246,7 @@ async fn a_revocation_while_parked_refuses_that_token_polls_and_not_the_others()
         .unwrap();
     let kept = polls(&f.state, &f.token, 0, POLLS);
     let revoked = polls(&f.state, &other, 0, POLLS);
-    until_feed_reads(&f.store, 2 * POLLS).await;
+    until_parked(&f.state, &f.key, 2 * POLLS).await;
     let tokens_before = f.store.token_reads.load(Ordering::SeqCst);
     f.store.slow.store(true, Ordering::SeqCst);
     let vaults = f.state.vaults.clone();
@@ -267,6 +269,26 @@ async fn a_revocation_while_parked_refuses_that_token_polls_and_not_the_others()
     // have been skipped by a group) — never one per poll.
     let tokens = f.store.token_reads.load(Ordering::SeqCst) - tokens_before;
     assert!((2..=4).contains(&tokens), "{tokens} token reads");
-    let feeds = f.store.feed_reads.load(Ordering::SeqCst) - 2 * POLLS;
+    let feeds = f.store.feed_reads.load(Ordering::SeqCst);
     assert!((1..=2).contains(&feeds), "{feeds} feed reads");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_at_the_head_parks_without_reading_and_one_behind_reads_at_once() {
+    let f = fixture();
+    add_value(&f.state, &f.key, "mario.rossi@acme.it").await;
+    let reads = || f.store.feed_reads.load(Ordering::SeqCst);
+    let at_head = polls(&f.state, &f.token, 1, 1);
+    until_parked(&f.state, &f.key, 1).await;
+    assert_eq!(reads(), 0, "a poll at the head read the feed");
+    let behind = polls(&f.state, &f.token, 0, 1).pop().unwrap();
+    assert_eq!(seqs(&behind.await.unwrap().unwrap()), vec![1]);
+    assert_eq!(reads(), 1);
+    // Past the head: the store's answer (snapshot_required), not a park.
+    let ahead = polls(&f.state, &f.token, 5, 1).pop().unwrap();
+    assert_eq!(ahead.await.unwrap().unwrap()["status"], "snapshot_required");
+    add_value(&f.state, &f.key, "anna.verdi@acme.it").await;
+    for poll in at_head {
+        assert_eq!(seqs(&poll.await.unwrap().unwrap()), vec![2]);
+    }
 }
