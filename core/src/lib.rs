@@ -28,6 +28,7 @@ pub mod restore;
 pub mod snapshot;
 pub mod surrogate;
 pub mod text;
+mod wipe;
 pub mod wire;
 
 pub use error::CoreError;

@@ -2,6 +2,7 @@
 
 use super::id_slots::IdSlots;
 use crate::kind::Kind;
+use crate::wipe::wipe;
 use crate::wire::{Entry, EntryId};
 
 /// The position of an entry in the store. Stable while the entry lives; a
@@ -160,7 +161,7 @@ impl EntryStore {
             return false;
         };
         self.by_id.remove(&stored.id, slot);
-        wipe(stored.text);
+        wipe_str(stored.text);
         self.free.push(slot);
         self.live -= 1;
         true
@@ -186,15 +187,11 @@ fn id_in(slots: &[Option<StoredEntry>], slot: Slot) -> Option<EntryId> {
 }
 
 /// Overwrites a string's bytes with zeros before its allocation is freed.
-pub(crate) fn wipe(s: Box<str>) {
-    let mut bytes = s.into_boxed_bytes();
-    bytes.fill(0);
-    // Keep the stores from being optimised away as dead before the free.
-    std::hint::black_box(&bytes);
+pub(crate) fn wipe_str(s: Box<str>) {
+    wipe(&mut s.into_boxed_bytes());
 }
 
-/// [`wipe`] for a byte buffer (a `String` given up by `into_bytes`).
+/// [`wipe_str`] for a byte buffer (a `String` given up by `into_bytes`).
 fn wipe_bytes(mut bytes: Vec<u8>) {
-    bytes.fill(0);
-    std::hint::black_box(&bytes);
+    wipe(&mut bytes);
 }

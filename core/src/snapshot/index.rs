@@ -6,6 +6,7 @@ use super::retired_set::RetiredSet;
 use super::token_matcher::{for_each_start, TokenMatcher, VaultMatch};
 use crate::error::CoreError;
 use crate::text::{on_word_boundaries, token_hash};
+use crate::wipe::wipe;
 use crate::wire::compact_snapshot::hex_bytes;
 use crate::wire::{check_version, CompactSnapshot, Entry, EntryId, Event, EventBody, Snapshot};
 use std::collections::VecDeque;
@@ -100,8 +101,7 @@ impl SnapshotIndex {
     /// reuse the space the bytes held.
     pub fn from_compact(mut bytes: Vec<u8>) -> Result<Self, CoreError> {
         let read = Self::read_compact(&bytes);
-        bytes.fill(0);
-        std::hint::black_box(&bytes);
+        wipe(&mut bytes);
         drop(bytes);
         let (generation, seq, store, retired) = read?;
         Ok(Self::of_store(generation, seq, store, retired))

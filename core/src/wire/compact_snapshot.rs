@@ -33,6 +33,7 @@ use super::{check_version, Entry, EntryId, RetiredHash, RetiredSurrogate, Snapsh
 use crate::error::CoreError;
 use crate::keyed_hash::{to_hex, Hash128};
 use crate::kind::Kind;
+use crate::wipe::wipe;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -391,15 +392,9 @@ pub fn scrub_compact_snapshot(
         bytes.copy_within(run, at);
         at += len;
     }
-    bytes[at..].fill(0);
-    std::hint::black_box(&bytes);
+    wipe(&mut bytes[at..]);
     bytes.truncate(at);
     Ok(Some(bytes))
-}
-
-fn wipe(bytes: &mut [u8]) {
-    bytes.fill(0);
-    std::hint::black_box(bytes);
 }
 
 /// A position in the bytes with checked reads.
