@@ -56,13 +56,8 @@ pub async fn snapshot(State(state): State<AppState>, headers: HeaderMap) -> Resu
     };
     Ok((
         StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, content_type.to_string()),
-            (header::ETAG, tag),
-            (header::VARY, "accept".into()),
-            // Values in clear: no shared cache keeps a copy.
-            (header::CACHE_CONTROL, "no-store".into()),
-        ],
+        [(header::CONTENT_TYPE, content_type)],
+        tag_headers(&tag),
         body,
     )
         .into_response())
@@ -114,15 +109,17 @@ fn tag_matches(if_none_match: &str, tag: &str) -> bool {
 }
 
 fn not_modified(tag: &str) -> Response {
-    (
-        StatusCode::NOT_MODIFIED,
-        [
-            (header::ETAG, tag.to_string()),
-            (header::VARY, "accept".into()),
-            (header::CACHE_CONTROL, "no-store".into()),
-        ],
-    )
-        .into_response()
+    (StatusCode::NOT_MODIFIED, tag_headers(tag)).into_response()
+}
+
+/// The headers a snapshot answer and its 304 both carry.
+fn tag_headers(tag: &str) -> [(header::HeaderName, String); 3] {
+    [
+        (header::ETAG, tag.to_string()),
+        (header::VARY, "accept".into()),
+        // Values in clear: no shared cache keeps a copy.
+        (header::CACHE_CONTROL, "no-store".into()),
+    ]
 }
 
 /// `after` and `wait_ms` of a feed request.
