@@ -85,30 +85,16 @@ pg_started=1
 pg_url=$(bash "$LATET_ROOT/scripts/pg-test-cluster.sh" start "$pg_dir")
 (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/master.key")
 
-# listen_url LOG PID: the URL `latet serve` printed once it listened.
-listen_url() {
-  local log="$1" pid="$2" line
-  for _ in $(seq 300); do
-    line=$(grep -m1 -o 'latet listening on http://[0-9.:]*' "$log" 2>/dev/null || true)
-    if [[ -n "$line" ]]; then
-      printf '%s\n' "${line#latet listening on }"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || { tail -5 "$log" >&2; latet_die "$log: latet exited"; }
-    sleep 0.1
-  done
-  latet_die "$log: latet did not listen within 30 s"
-}
-
 # start_replica NAME: starts one replica; sets REPLICA_URL and REPLICA_PID.
 start_replica() {
-  local name="$1"
+  local name="$1" port
+  port="$(free_port)"
   : >"$work/$name.log"
   latet_start "$name" "$work/$name.log" "$latet_bin" serve --db "$pg_url" \
-    --listen 127.0.0.1:0 --admin-token-file "$work/admin.token" \
+    --listen "127.0.0.1:$port" --admin-token-file "$work/admin.token" \
     --master-key-file "$work/master.key"
   REPLICA_PID="${LATET_PIDS[-1]}"
-  REPLICA_URL=$(listen_url "$work/$name.log" "$REPLICA_PID")
+  REPLICA_URL="http://127.0.0.1:$port"
   wait_http "$REPLICA_URL/" 30 "$REPLICA_PID"
 }
 
