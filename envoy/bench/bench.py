@@ -3,7 +3,8 @@
 
   bodies DIR                 write the request bodies (chat-2k.json, ...)
   preload ...                add synthetic values to a key's vault (entries API)
-  snapshot ...               time one snapshot GET; count entries and raw bytes
+  snapshot ...               time the snapshot GET in both forms (compact, as
+                             the filter pulls it, and JSON); entries, raw bytes
   stream ...                 streaming TTFB/TTLB, interleaved between listeners
   forget ...                 forget propagation over N forgets
   check ...                  one masked + restored round trip through the filter
@@ -117,18 +118,39 @@ def cmd_preload(args):
                       "seconds": seconds}))
 
 
-def cmd_snapshot(args):
-    token = read_token(args.token)
-    req = urllib.request.Request(args.control.rstrip("/") + "/_latet/gateway/v1/snapshot",
-                                 headers={"Authorization": f"Bearer {token}"})
+# What the filter's poller sends in `Accept` for the compact snapshot
+# (SNAPSHOT_MEDIA_TYPE in core/src/wire/compact_snapshot.rs).
+SNAPSHOT_MEDIA_TYPE = "application/vnd.latet.snapshot.v1"
+
+
+def get_snapshot(control, token, accept=None):
+    """One snapshot GET: (body, content type, seconds)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if accept:
+        headers["Accept"] = accept
+    req = urllib.request.Request(control.rstrip("/") + "/_latet/gateway/v1/snapshot", headers=headers)
     t0 = time.perf_counter()
     with urllib.request.urlopen(req, timeout=300) as resp:
         raw = resp.read()
-    seconds = time.perf_counter() - t0
+        content_type = resp.headers.get("Content-Type", "")
+    return raw, content_type, time.perf_counter() - t0
+
+
+def cmd_snapshot(args):
+    """The snapshot as the filter pulls it (compact) and as JSON: the bytes
+    and the control service's time to serve each; entries and raw bytes
+    from the JSON. A service answering JSON to the compact `Accept` gives
+    no compact figures."""
+    token = read_token(args.token)
+    compact, compact_type, compact_seconds = get_snapshot(args.control, token, SNAPSHOT_MEDIA_TYPE)
+    is_compact = compact_type.split(";")[0].strip().lower() == SNAPSHOT_MEDIA_TYPE
+    raw, _, seconds = get_snapshot(args.control, token)
     snap = json.loads(raw)
     entries = snap.get("entries", [])
     raw_bytes = sum(len(e["value"].encode()) + len(e["surrogate"].encode()) for e in entries)
     print(json.dumps({"entries": len(entries), "raw_bytes": raw_bytes,
+                      "snapshot_compact_bytes": len(compact) if is_compact else None,
+                      "compact_get_seconds": compact_seconds if is_compact else None,
                       "snapshot_json_bytes": len(raw), "get_seconds": seconds}))
 
 
