@@ -357,5 +357,9 @@ if ((smoke)); then
 else
   md="$LATET_ROOT/BENCHMARKS.md" json="$LATET_ROOT/BENCHMARKS.json"
 fi
-python3 "$bench_dir/bench.py" report --results "$results" --json "$json" --md "$md" --notes "$bench_dir/notes.md"
+# The before/after table compares with the BENCHMARKS.json at the root (the
+# one a full run replaces; the smoke run compares with it too, writing
+# nowhere but its state dir).
+python3 "$bench_dir/bench.py" report --results "$results" --json "$json" --md "$md" --notes "$bench_dir/notes.md" \
+  --previous "$LATET_ROOT/BENCHMARKS.json"
 latet_log "done in $((SECONDS - t0)) s: $md"
