@@ -273,6 +273,8 @@ for v in "${!vaults[@]}"; do
       done
     done
   done
+  # RSS after the load, in the Envoy with all four listeners (the names-off
+  # roots' second index included; not in the report's memory table).
   awk '/^VmRSS:/ {print $2}' "/proc/${LATET_PIDS[$envoy_index]}/status" |
     python3 -c 'import json,sys; print(json.dumps({"vault": sys.argv[1], "rss_kib_after_load": int(sys.stdin.read())}))' "$vault" \
       >>"$results/rss-after.jsonl"
