@@ -126,8 +126,8 @@ export BENCH_BODY_LIMIT=4194304 BENCH_LATET_WASM="$latet_wasm" BENCH_FLOOR_WASM=
 # configuration per worker).
 render_template "$bench_dir/envoy-bench.yaml.in" "$state/envoy.yaml"
 sed '/# names-off listener: begin/,/# names-off listener: end/d' "$state/envoy.yaml" >"$state/envoy-memory.yaml"
-grep -q "$port_names_off" "$state/envoy-memory.yaml" && latet_die "envoy-memory.yaml still holds the names-off listener"
-grep -q "$port_names_off" "$state/envoy.yaml" || latet_die "envoy.yaml lacks the names-off listener"
+grep -q 'name: latet-names-off$' "$state/envoy-memory.yaml" && latet_die "envoy-memory.yaml still holds the names-off listener"
+grep -q 'name: latet-names-off$' "$state/envoy.yaml" || latet_die "envoy.yaml lacks the names-off listener"
 envoy_index=-1
 
 latet_round_trip() {

@@ -553,7 +553,8 @@ def render_md(doc, notes_path):
         v = t["value"]
         shown = fmt(v, 2) if isinstance(v, float) else fmt(v)
         met = "–" if t["met"] is None else ("yes" if t["met"] else "**no**")
-        w(f"| {t['target']} | {shown} | {t['limit']} | {met} |")
+        limit = t["limit"]
+        w(f"| {t['target']} | {shown} | {f'{limit:,}' if isinstance(limit, int) else f'{limit:g}'} | {met} |")
     w("")
     out.extend(before_after.render(doc.get("before_after"), fmt))
 
