@@ -198,6 +198,8 @@ class Report(unittest.TestCase):
                 f.writelines(json.dumps(r) + "\n" for r in latency_rows())
             with open(os.path.join(results, "meta.json"), "w") as f:
                 json.dump({"date": "2026-12-06T12:00Z", "commit": "abc1234", "workers": 2}, f)
+            with open(os.path.join(results, "wasm.json"), "w") as f:
+                json.dump({"latet_opt_bytes": 985_805, "latet_bytes": 1_392_281, "floor_bytes": 145_646}, f)
             out = os.path.join(d, "BENCHMARKS.json")
             with open(out, "w") as f:
                 json.dump(BeforeAfter.OLD, f)
@@ -214,6 +216,8 @@ class Report(unittest.TestCase):
             self.assertIn("## Before and after", text)
             self.assertIn("names' share", text)
             self.assertIn("Latet names off p50 / p99", text)
+            self.assertIn("| 985,805 | 1,000,000 | yes |", text)
+            self.assertIn("| .wasm after wasm-opt | 710,819 B | 985,805 B | 1.39× |", text)
 
 
 if __name__ == "__main__":
