@@ -545,8 +545,8 @@ def render_md(doc, notes_path):
             w(f.read().rstrip() + "\n")
 
     w("## Targets\n")
-    w("Issue 18's targets, each a ratio or a figure of this run (this 2-core machine, one interleaved run); "
-      "the product rules they refine are [P1–P5](docs/product-rules.md#p1).\n")
+    w("The targets of [P1–P5](docs/product-rules.md#p1), each a ratio or a figure of this run "
+      "(this 2-core machine, one interleaved run).\n")
     w("| target | measured | limit | met |")
     w("|---|---|---|---|")
     for t in doc["targets"]:

@@ -1,5 +1,5 @@
-"""The performance targets of issue 18, checked against one run of
-envoy/bench.sh (bench.py report). Each target is a ratio or a figure from
+"""The performance targets (P1–P5, docs/product-rules.md#p1), checked
+against one run of envoy/bench.sh (bench.py report). Each target is a ratio or a figure from
 one interleaved run on this machine, never a comparison across runs.
 
 Standard library only; every figure here is a timing, a size or a ratio.

@@ -1,5 +1,5 @@
 """Tests of bench.py's report (latency summary, names' share, streaming
-added figures, issue 18's targets, the before/after table), on synthetic
+added figures, the performance targets, the before/after table), on synthetic
 results: `python3 -m unittest discover -s envoy/bench -p 'test_*.py'`."""
 
 import json
