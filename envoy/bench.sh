@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # What the Latet filter costs on the request path, measured against the floor
 # and checked against the performance targets (rules P1–P5,
-# docs/product-rules.md#p1). One Envoy with three listeners — no filter; the floor filter
-# (buffer and copy back); the Latet filter with its singleton — in front of
+# docs/product-rules.md#p1). One Envoy with four listeners — no filter; the floor filter
+# (buffer and copy back); the Latet filter with its singleton, in its default
+# configuration; the same filter with the person detector off — in front of
 # the fake LLM, the control service holding the vault. Measures, interleaved
 # between listeners: p50/p99 and req/s for 2/20/200 KB chat requests (4/40/400
 # vault values) on one and eight connections against 10k- and 100k-entry
-# vaults; streaming TTFB/TTLB; forget propagation; Envoy RSS and snapshot load
+# vaults (names off on one connection only); streaming TTFB/TTLB; forget
+# propagation; Envoy RSS, the snapshot's size (compact and JSON) and load
 # time; the module's size; and the engine alone natively and in V8 (node).
+# Memory and forgets are measured in an Envoy without the names-off listener
+# (its root contexts hold a second index per worker).
 #
-#   envoy/bench.sh           full run (~15 min); writes BENCHMARKS.md and
-#                            BENCHMARKS.json at the repository root
+#   envoy/bench.sh           full run (~17 min); writes BENCHMARKS.md and
+#                            BENCHMARKS.json at the repository root, with a
+#                            before/after table against the BENCHMARKS.json
+#                            it replaces
 #   envoy/bench.sh --smoke   ~15 s of measuring on a small vault (CI); writes
 #                            its report under the state dir only
 #
@@ -19,8 +25,8 @@
 # not applied); never because a figure is slow.
 #
 # Environment (defaults):
-#   BENCH_PORT_BASE   19100   ports BASE..BASE+5 on 127.0.0.1 (none, floor,
-#                             latet, admin, control, fake LLM)
+#   BENCH_PORT_BASE   19100   ports BASE..BASE+6 on 127.0.0.1 (none, floor,
+#                             latet, admin, control, fake LLM, latet names off)
 #   BENCH_ROUNDS      3 (smoke 1)   rounds per latency cell
 #   BENCH_SECONDS     3 (smoke 1)   seconds per wrk run
 #   BENCH_SKIP_ENGINE unset   1: skip the engine harness (native and V8)
@@ -43,6 +49,7 @@ esac
 base="${BENCH_PORT_BASE:-19100}"
 port_none=$base port_floor=$((base + 1)) port_latet=$((base + 2))
 port_admin=$((base + 3)) port_control=$((base + 4)) port_fake=$((base + 5))
+port_names_off=$((base + 6))
 workers=2
 if ((smoke)); then
   rounds="${BENCH_ROUNDS:-1}" seconds="${BENCH_SECONDS:-1}"
@@ -66,7 +73,7 @@ control_url="http://127.0.0.1:$port_control"
 admin_url="http://127.0.0.1:$port_admin"
 fake_url="http://127.0.0.1:$port_fake"
 
-for port in $(seq "$base" $((base + 5))); do
+for port in $(seq "$base" $((base + 6))); do
   latet_port_busy "$port" && latet_die "127.0.0.1:$port is in use (set BENCH_PORT_BASE)"
 done
 
@@ -112,8 +119,15 @@ wait_http "$fake_url/_fake/health" 30 "${LATET_PIDS[-1]}" || latet_die "fake LLM
 # 3. Envoy (started per vault size: its start measures the snapshot load)
 export BENCH_PORT_NONE=$port_none BENCH_PORT_FLOOR=$port_floor BENCH_PORT_LATET=$port_latet
 export BENCH_PORT_ADMIN=$port_admin BENCH_PORT_CONTROL=$port_control BENCH_PORT_FAKE=$port_fake
+export BENCH_PORT_NAMES_OFF=$port_names_off
 export BENCH_BODY_LIMIT=4194304 BENCH_LATET_WASM="$latet_wasm" BENCH_FLOOR_WASM="$floor_wasm"
+# Two configs: all four listeners (latency, streaming), and the same without
+# the names-off listener (memory, forgets: as the gateway runs, one filter
+# configuration per worker).
 render_template "$bench_dir/envoy-bench.yaml.in" "$state/envoy.yaml"
+sed '/# names-off listener: begin/,/# names-off listener: end/d' "$state/envoy.yaml" >"$state/envoy-memory.yaml"
+grep -q 'name: latet-names-off$' "$state/envoy-memory.yaml" && latet_die "envoy-memory.yaml still holds the names-off listener"
+grep -q 'name: latet-names-off$' "$state/envoy.yaml" || latet_die "envoy.yaml lacks the names-off listener"
 envoy_index=-1
 
 latet_round_trip() {
@@ -122,39 +136,54 @@ latet_round_trip() {
     -d '{"model":"probe","messages":[{"role":"user","content":"ready?"}]}' 2>/dev/null
 }
 
-# start_envoy VAULT: starts Envoy, waits until the Latet listener answers 200,
-# and appends RSS and load times to memory.jsonl.
+# start_envoy VAULT CONFIG: starts Envoy with CONFIG (memory and forget:
+# three listeners; all: four), waits until the Latet listener answers 200,
+# and with CONFIG memory appends RSS, snapshot sizes and load times to
+# memory.jsonl.
 start_envoy() {
-  local vault="$1" t_start t_ready t_load deadline pid rss
+  local vault="$1" config="$2" t_start t_ready t_load deadline pid rss yaml
+  local -a others
+  case "$config" in
+    memory | forget) yaml="$state/envoy-memory.yaml" others=("$port_none" "$port_floor") ;;
+    all) yaml="$state/envoy.yaml" others=("$port_none" "$port_floor" "$port_names_off") ;;
+    *) latet_die "start_envoy: config memory, forget or all, not $config" ;;
+  esac
   if ((envoy_index >= 0)); then
     latet_stop_pid "${LATET_PIDS[$envoy_index]}"
     LATET_PIDS[envoy_index]=""
   fi
   t_start=$(now_ms)
   LATET_GATEWAY_TOKEN="$(cat "$state/gateway.token")" \
-    latet_start envoy "$logs/envoy-$vault.log" "$envoy" -c "$state/envoy.yaml" \
+    latet_start envoy "$logs/envoy-$vault-$config.log" "$envoy" -c "$yaml" \
     --concurrency "$workers" --disable-hot-restart -l warning
   envoy_index=$((${#LATET_PIDS[@]} - 1))
   pid="${LATET_PIDS[$envoy_index]}"
   deadline=$((SECONDS + 120))
   until curl -fsS -o /dev/null --max-time 2 "$admin_url/ready" 2>/dev/null; do
-    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault.log"
+    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault-$config.log"
     ((SECONDS < deadline)) || latet_die "envoy not ready in 120 s"
     sleep 0.01
   done
   t_ready=$(now_ms)
   until latet_round_trip; do
-    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault.log"
+    kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault-$config.log"
     ((SECONDS < deadline)) || latet_die "the Latet listener did not answer 200 in 120 s (vault not loaded?)"
     sleep 0.01
   done
   t_load=$(now_ms)
-  # The other listeners answer too.
-  for port in "$port_none" "$port_floor"; do
-    curl -fsS -o /dev/null --max-time 5 "http://127.0.0.1:$port/v1/chat/completions" \
-      -H 'content-type: application/json' -d '{"model":"p","messages":[{"role":"user","content":"hi"}]}' ||
-      latet_die "listener $port does not answer"
+  # The other listeners answer too (names off: once its roots hold the vault).
+  for port in "${others[@]}"; do
+    until curl -fsS -o /dev/null --max-time 5 "http://127.0.0.1:$port/v1/chat/completions" \
+      -H 'content-type: application/json' -d '{"model":"p","messages":[{"role":"user","content":"hi"}]}' 2>/dev/null; do
+      kill -0 "$pid" 2>/dev/null || latet_die "envoy exited during start; see $logs/envoy-$vault-$config.log"
+      ((SECONDS < deadline)) || latet_die "listener $port does not answer 200"
+      sleep 0.01
+    done
   done
+  if [[ "$config" != memory ]]; then
+    latet_log "envoy up for vault $vault ($config): Latet listener $((t_load - t_start)) ms"
+    return
+  fi
   sleep 1
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
   python3 "$bench_dir/bench.py" snapshot --control "$control_url" --token "$state/gateway.token" |
@@ -186,12 +215,14 @@ print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %
   clear_fake_log
 }
 
-listeners=(none floor latet)
-declare -A port_of=([none]=$port_none [floor]=$port_floor [latet]=$port_latet)
+# latet-names-off runs only in the one-connection cells (names' share of
+# the added latency; the eight-connection cells would add a third to the run).
+listeners=(none floor latet latet-names-off)
+declare -A port_of=([none]=$port_none [floor]=$port_floor [latet]=$port_latet [latet-names-off]=$port_names_off)
 salt=0
 
 # --- memory with an empty vault ----------------------------------------------
-start_envoy empty
+start_envoy empty memory
 
 # --- per vault size: preload, restart Envoy (snapshot load), latency --------
 preloaded=0
@@ -200,11 +231,14 @@ for v in "${!vaults[@]}"; do
   python3 "$bench_dir/bench.py" preload --control "$control_url" --token "$state/gateway.token" \
     --start "$preloaded" --end "$target" >>"$results/preload.jsonl"
   preloaded=$target
-  start_envoy "$vault"
-  python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway.token" \
-    --port "$port_latet" --fake "$fake_url" >/dev/null || latet_die "the Latet listener does not mask and restore"
+  start_envoy "$vault" memory
+  start_envoy "$vault" all
+  for port in "$port_latet" "$port_names_off"; do
+    python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway.token" \
+      --port "$port" --fake "$fake_url" >/dev/null || latet_die "the Latet listener on $port does not mask and restore"
+  done
   if [[ -n "${BENCH_HOLD:-}" ]]; then
-    latet_log "holding (BENCH_HOLD): listeners none $port_none, floor $port_floor, latet $port_latet; admin $admin_url; bodies $state/bodies; Ctrl-C stops"
+    latet_log "holding (BENCH_HOLD): listeners none $port_none, floor $port_floor, latet $port_latet, latet names off $port_names_off; admin $admin_url; bodies $state/bodies; Ctrl-C stops"
     wait "${LATET_PIDS[$envoy_index]}" || true
     exit 0
   fi
@@ -222,33 +256,41 @@ for v in "${!vaults[@]}"; do
   cells=()
   for conns in "${conns_list[@]}"; do cells+=("unique:$conns"); done
   cells+=("history:1")
-  latet_log "vault $vault: latency matrix (${#sizes[@]} sizes × ${#cells[@]} cells × $rounds rounds × ${seconds} s × 3 listeners)"
+  latet_log "vault $vault: latency matrix (${#sizes[@]} sizes × ${#cells[@]} cells × $rounds rounds × ${seconds} s × 3 listeners, 4 on one connection)"
   for size in "${sizes[@]}"; do
     for cell in "${cells[@]}"; do
       mode="${cell%%:*}" conns="${cell##*:}"
+      cell_listeners=("${listeners[@]}")
+      ((conns == 1)) || cell_listeners=(none floor latet)
+      n=${#cell_listeners[@]}
       for ((r = 0; r < rounds; r++)); do
         # Rotate the order each round so no listener always runs first.
-        for ((i = 0; i < 3; i++)); do
-          listener="${listeners[$(((i + r) % 3))]}"
+        for ((i = 0; i < n; i++)); do
+          listener="${cell_listeners[$(((i + r) % n))]}"
           salt=$((salt + 1))
           run_wrk "$vault" "$size" "$conns" "$listener" "${port_of[$listener]}" "$salt" "$mode"
         done
       done
     done
   done
+  # RSS after the load, in the Envoy with all four listeners (the names-off
+  # roots' second index included; not in the report's memory table).
   awk '/^VmRSS:/ {print $2}' "/proc/${LATET_PIDS[$envoy_index]}/status" |
     python3 -c 'import json,sys; print(json.dumps({"vault": sys.argv[1], "rss_kib_after_load": int(sys.stdin.read())}))' "$vault" \
       >>"$results/rss-after.jsonl"
 done
 
-# --- streaming: TTFB/TTLB, no filter vs Latet (the floor filter buffers whole answers)
+# --- streaming: TTFB/TTLB, no filter, the floor (it buffers whole answers:
+# its first byte is its last), Latet
 latet_log "streaming"
-python3 "$bench_dir/bench.py" stream --listener "none=$port_none" --listener "latet=$port_latet" \
+python3 "$bench_dir/bench.py" stream --listener "none=$port_none" --listener "floor=$port_floor" \
+  --listener "latet=$port_latet" \
   --body "$state/bodies/chat-20k-stream.json" --body "$state/bodies/chat-200k-stream.json" \
   --n "$stream_n" --chunk 12 --delay-ms 1 --salt 5000 >>"$results/stream.jsonl"
 clear_fake_log
 
-# --- forget propagation ------------------------------------------------------
+# --- forget propagation (one filter configuration per worker, as deployed) ---
+start_envoy "${vaults[-1]}" forget
 latet_log "forget propagation ($forget_n forgets)"
 python3 "$bench_dir/bench.py" forget --control "$control_url" --gateway-token "$state/gateway.token" \
   --forget-token "$state/forget.token" --admin "$admin_url" --port "$port_latet" \
@@ -317,5 +359,9 @@ if ((smoke)); then
 else
   md="$LATET_ROOT/BENCHMARKS.md" json="$LATET_ROOT/BENCHMARKS.json"
 fi
-python3 "$bench_dir/bench.py" report --results "$results" --json "$json" --md "$md" --notes "$bench_dir/notes.md"
+# The before/after table compares with the BENCHMARKS.json at the root (the
+# one a full run replaces; the smoke run compares with it too, writing
+# nowhere but its state dir).
+python3 "$bench_dir/bench.py" report --results "$results" --json "$json" --md "$md" --notes "$bench_dir/notes.md" \
+  --previous "$LATET_ROOT/BENCHMARKS.json"
 latet_log "done in $((SECONDS - t0)) s: $md"

@@ -57,6 +57,7 @@ stage "forget storm through Envoy (short)" env LATET_PROFILE=debug bash envoy/st
 # 20 simulated gateways on two replicas over a throwaway PostgreSQL
 # cluster: one forget must reach every one (the figures: envoy/scale.sh N…).
 stage "scale simulation (smoke: 20 gateways, two replicas on PostgreSQL)" env LATET_PROFILE=debug bash envoy/scale.sh --smoke
+stage "benchmark report (unit tests)" python3 -m unittest discover -s envoy/bench -p 'test_*.py'
 stage "benchmark (smoke mode)" env LATET_PROFILE=debug bash envoy/bench.sh --smoke
 stage "fuzz (smoke: seconds per target)" bash scripts/fuzz-smoke.sh 5
 echo "all checks passed"

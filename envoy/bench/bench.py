@@ -3,7 +3,8 @@
 
   bodies DIR                 write the request bodies (chat-2k.json, ...)
   preload ...                add synthetic values to a key's vault (entries API)
-  snapshot ...               time one snapshot GET; count entries and raw bytes
+  snapshot ...               time the snapshot GET in both forms (compact, as
+                             the filter pulls it, and JSON); entries, raw bytes
   stream ...                 streaming TTFB/TTLB, interleaved between listeners
   forget ...                 forget propagation over N forgets
   check ...                  one masked + restored round trip through the filter
@@ -21,6 +22,9 @@ import statistics
 import sys
 import time
 import urllib.request
+
+import before_after
+import perf_targets
 
 FIRST = ["Mario", "Laura", "Giulia", "Paolo", "Ana", "José", "Lucía", "Javier", "Hans", "Greta",
          "Jürgen", "Claire", "Élodie", "Pierre", "John", "Emily", "Oliver", "Sofia", "Marco", "Elena"]
@@ -117,18 +121,39 @@ def cmd_preload(args):
                       "seconds": seconds}))
 
 
-def cmd_snapshot(args):
-    token = read_token(args.token)
-    req = urllib.request.Request(args.control.rstrip("/") + "/_latet/gateway/v1/snapshot",
-                                 headers={"Authorization": f"Bearer {token}"})
+# What the filter's poller sends in `Accept` for the compact snapshot
+# (SNAPSHOT_MEDIA_TYPE in core/src/wire/compact_snapshot.rs).
+SNAPSHOT_MEDIA_TYPE = "application/vnd.latet.snapshot.v1"
+
+
+def get_snapshot(control, token, accept=None):
+    """One snapshot GET: (body, content type, seconds)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if accept:
+        headers["Accept"] = accept
+    req = urllib.request.Request(control.rstrip("/") + "/_latet/gateway/v1/snapshot", headers=headers)
     t0 = time.perf_counter()
     with urllib.request.urlopen(req, timeout=300) as resp:
         raw = resp.read()
-    seconds = time.perf_counter() - t0
+        content_type = resp.headers.get("Content-Type", "")
+    return raw, content_type, time.perf_counter() - t0
+
+
+def cmd_snapshot(args):
+    """The snapshot as the filter pulls it (compact) and as JSON: the bytes
+    and the control service's time to serve each; entries and raw bytes
+    from the JSON. A service answering JSON to the compact `Accept` gives
+    no compact figures."""
+    token = read_token(args.token)
+    compact, compact_type, compact_seconds = get_snapshot(args.control, token, SNAPSHOT_MEDIA_TYPE)
+    is_compact = compact_type.split(";")[0].strip().lower() == SNAPSHOT_MEDIA_TYPE
+    raw, _, seconds = get_snapshot(args.control, token)
     snap = json.loads(raw)
     entries = snap.get("entries", [])
     raw_bytes = sum(len(e["value"].encode()) + len(e["surrogate"].encode()) for e in entries)
     print(json.dumps({"entries": len(entries), "raw_bytes": raw_bytes,
+                      "snapshot_compact_bytes": len(compact) if is_compact else None,
+                      "compact_get_seconds": compact_seconds if is_compact else None,
                       "snapshot_json_bytes": len(raw), "get_seconds": seconds}))
 
 
@@ -372,8 +397,17 @@ def summarize_latency(rows):
         none = item.get("none", {}).get("p50_us")
         floor = item.get("floor", {}).get("p50_us")
         ours = item.get("latet", {}).get("p50_us")
+        names_off = item.get(NAMES_OFF, {}).get("p50_us")
         item["floor_added_us"] = None if none is None or floor is None else floor - none
         item["ours_added_us"] = None if none is None or ours is None else ours - none
+        item["ours_beyond_floor_us"] = (None if item["ours_added_us"] is None or item["floor_added_us"] is None
+                                        else item["ours_added_us"] - item["floor_added_us"])
+        # Names' share: the same filter with the person detector off, in the
+        # same rounds (one-connection cells only).
+        item["names_off_added_us"] = None if none is None or names_off is None else names_off - none
+        item["names_added_us"] = None if ours is None or names_off is None else ours - names_off
+        item["names_share"] = (ratio(item["names_added_us"], item["ours_added_us"])
+                               if item["ours_added_us"] and item["ours_added_us"] > 0 else None)
         # A floor that added nothing measurable (noise put it at or below
         # no filter) gives no ratio.
         floor_added = item["floor_added_us"]
@@ -383,6 +417,9 @@ def summarize_latency(rows):
     return out
 
 
+# The listener of the Latet filter with the person detector off
+# (envoy/bench/envoy-bench.yaml.in).
+NAMES_OFF = "latet-names-off"
 SIZE_ORDER = {"2k": 0, "20k": 1, "200k": 2}
 MODE_ORDER = {"unique": 0, "history": 1}
 VAULT_ORDER = {"empty": 0, "small": 1, "10k": 2, "100k": 3}
@@ -394,6 +431,19 @@ def fmt(v, digits=0, unit=""):
     if isinstance(v, float):
         return f"{v:,.{digits}f}{unit}"
     return f"{v:,}{unit}"
+
+
+def add_stream_added(streaming):
+    """Each streaming row's TTFB and TTLB p50 over no filter's, same body,
+    same run (ms): what the listener adds to the first and the last byte."""
+    for block in streaming:
+        none = {r["body"]: r for r in block["results"] if r["listener"] == "none"}
+        for r in block["results"]:
+            base = none.get(r["body"])
+            for what in ("ttfb", "ttlb"):
+                mine, theirs = r.get(f"{what}_p50_ms"), base and base.get(f"{what}_p50_ms")
+                r[f"{what}_p50_added_ms"] = (None if r["listener"] == "none" or mine is None or theirs is None
+                                             else mine - theirs)
 
 
 def cmd_report(args):
@@ -439,7 +489,6 @@ def cmd_report(args):
         grown = None if empty_rss is None else (m["rss_kib"] - empty_rss) * 1024
         m["rss_growth_bytes"] = grown
         m["per_worker_upper_bound_over_raw"] = None if grown is None or not m.get("raw_bytes") else grown / workers / m["raw_bytes"]
-    index_ratio_v8 = {v["entries"]: v["index_over_raw"] for v in vaults if "wasm" in v["runtime"]}
 
     # Where the time goes: the engine's masking time in V8 (the filter's
     # conditions: 8 MiB memo, every request new) for a body of that size, as
@@ -463,41 +512,14 @@ def cmd_report(args):
         x["engine_mask_us"] = body / r["v8_mask_memo_cold_mbps"]
         x["engine_share"] = x["engine_mask_us"] / x["ours_added_us"] if x["ours_added_us"] > 0 else None
 
-    targets = []
-
-    def target(name, value, limit, better="lower", note=""):
-        met = None if value is None else (value <= limit if better == "lower" else value >= limit)
-        targets.append({"target": name, "value": value, "limit": limit, "met": met, "note": note})
-
-    def lat(vault, size, mode, conns):
-        return next((x for x in latency if x["vault"] == vault and x["size"] == size
-                     and x["mode"] == mode and x["conns"] == conns), None)
-
-    for mode, what in (("unique", "every message new"), ("history", "history resent, last message new")):
-        for vault in sorted({x["vault"] for x in latency if x["mode"] == mode}, key=lambda v: VAULT_ORDER.get(v, 9)):
-            for size, limit in (("20k", 1.5), ("200k", 2.5)):
-                x = lat(vault, size, mode, 1)
-                target(f"added latency over no filter ≤ {limit}× the floor's ({size}, {what}, vault {vault}, 1 conn, p50)",
-                       x and x["ours_over_floor_added"], limit)
-    big = max((r for r in engine_rows if r["v8_mask_mbps"]), key=lambda r: (r["entries"], r["request_bytes"]), default=None)
-    if big:
-        target(f"V8 masking ≥ 300 MB/s ({big['request_bytes'] // 1000} KB, vault {big['entries']})", big["v8_mask_mbps"], 300, "higher")
-        target(f"V8 restoring ≥ 500 MB/s ({big['request_bytes'] // 1000} KB, vault {big['entries']})", big["v8_restore_mbps"], 500, "higher")
-    for entries, r in sorted(index_ratio_v8.items()):
-        target(f"memory per worker ≤ 3× raw values+surrogates (index in V8, vault {entries})", r, 3.0)
-    for m in memory:
-        # Below 10k entries the growth is lost in the RSS's own noise.
-        if m["vault"] != "empty" and (m.get("entries") or 0) >= 10_000 and m["per_worker_upper_bound_over_raw"] is not None:
-            target(f"memory per worker ≤ 3× raw (Envoy RSS growth / {workers} workers, vault {m['vault']}; upper bound)",
-                   m["per_worker_upper_bound_over_raw"], 3.0)
-    if forget:
-        target("forget propagation p99 ≤ 1 s (ms)", forget.get("p99_ms"), 1000)
-    if wasm.get("latet_opt_bytes"):
-        target(".wasm after wasm-opt ≤ 1 MB (bytes; 1 MB = 1,000,000)", wasm["latet_opt_bytes"], 1_000_000)
+    add_stream_added(streaming)
+    targets = perf_targets.check(latency, engine_rows, memory, forget, wasm, workers, VAULT_ORDER)
 
     doc = {"meta": meta, "targets": targets, "latency": latency, "streaming": streaming,
            "forget": forget, "memory": memory, "engine": {"cases": engine_rows, "vaults": vaults},
            "wasm": wasm}
+    # Read before the JSON below replaces it (the same file in a full run).
+    doc["before_after"] = before_after.compare(before_after.load_previous(args.previous), doc)
     with open(args.json, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
@@ -522,15 +544,19 @@ def render_md(doc, notes_path):
         with open(notes_path, encoding="utf-8") as f:
             w(f.read().rstrip() + "\n")
 
-    w("## Targets ([P1–P5](docs/product-rules.md#p1))\n")
+    w("## Targets\n")
+    w("The targets of [P1–P5](docs/product-rules.md#p1), each a ratio or a figure of this run "
+      "(this 2-core machine, one interleaved run).\n")
     w("| target | measured | limit | met |")
     w("|---|---|---|---|")
     for t in doc["targets"]:
         v = t["value"]
         shown = fmt(v, 2) if isinstance(v, float) else fmt(v)
         met = "–" if t["met"] is None else ("yes" if t["met"] else "**no**")
-        w(f"| {t['target']} | {shown} | {t['limit']} | {met} |")
+        limit = t["limit"]
+        w(f"| {t['target']} | {shown} | {f'{limit:,}' if isinstance(limit, int) else f'{limit:g}'} | {met} |")
     w("")
+    out.extend(before_after.render(doc.get("before_after"), fmt))
 
     w("## Ratios first: added latency (p50)\n")
     w("Added latency = listener p50 − no-filter p50. *ours/floor* is our added latency over the "
@@ -540,22 +566,28 @@ def render_md(doc, notes_path):
       "when an agent resends its conversation with one new turn (the memo serves the history).\n")
     w("*engine (V8)* is the engine's time to mask a body of that size in V8 under the filter's conditions "
       "(8 MiB memo, every request new; the engine table below), for comparison with *ours added*.\n")
-    w("| vault | body | mode | conns | ours/floor added | ours/none | floor added | ours added | engine (V8) |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("*ours − floor* is what the filter adds beyond buffering. *names off added*: the same filter with "
+      "the person detector off (`detectors: {person: false}`, listener `latet-names-off`, one-connection "
+      "cells only); *names' share* = (ours added − names off added) / ours added.\n")
+    w("| vault | body | mode | conns | ours/floor added | ours/none | floor added | ours added | ours − floor | names off added | names' share | engine (V8) |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for x in doc["latency"]:
         w(f"| {x['vault']} | {x['size']} | {x.get('mode', 'unique')} | {x['conns']} | {fmt(x['ours_over_floor_added'], 2, '×') if x['ours_over_floor_added'] is not None else 'n/a (floor in the noise)'} | "
-          f"{fmt(x['ours_over_none'], 2, '×')} | {fmt(x['floor_added_us'], 0, ' µs')} | {fmt(x['ours_added_us'], 0, ' µs')} | {fmt(x.get('engine_mask_us'), 0, ' µs')} |")
+          f"{fmt(x['ours_over_none'], 2, '×')} | {fmt(x['floor_added_us'], 0, ' µs')} | {fmt(x['ours_added_us'], 0, ' µs')} | "
+          f"{fmt(x['ours_beyond_floor_us'], 0, ' µs')} | {fmt(x['names_off_added_us'], 0, ' µs')} | {fmt(x['names_share'], 2)} | "
+          f"{fmt(x.get('engine_mask_us'), 0, ' µs')} |")
     w("")
     w("## Latency and throughput\n")
-    w("| vault | body | mode | conns | none p50 / p99 | floor p50 / p99 | Latet p50 / p99 | none req/s | floor req/s | Latet req/s | errors |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    listeners = ("none", "floor", "latet", NAMES_OFF)
+    w("| vault | body | mode | conns | none p50 / p99 | floor p50 / p99 | Latet p50 / p99 | Latet names off p50 / p99 | none req/s | floor req/s | Latet req/s | names off req/s | errors |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for x in doc["latency"]:
         cells = []
-        for l in ("none", "floor", "latet"):
+        for l in listeners:
             s = x.get(l, {})
-            cells.append(f"{fmt(s.get('p50_us'), 0)} / {fmt(s.get('p99_us'), 0)} µs")
-        rates = [fmt(x.get(l, {}).get("req_s"), 0) for l in ("none", "floor", "latet")]
-        errors = sum(x.get(l, {}).get("errors", 0) for l in ("none", "floor", "latet"))
+            cells.append(f"{fmt(s.get('p50_us'), 0)} / {fmt(s.get('p99_us'), 0)} µs" if s else "–")
+        rates = [fmt(x.get(l, {}).get("req_s"), 0) for l in listeners]
+        errors = sum(x.get(l, {}).get("errors", 0) for l in listeners)
         w(f"| {x['vault']} | {x['size']} | {x.get('mode', 'unique')} | {x['conns']} | " + " | ".join(cells) + " | " + " | ".join(rates) + f" | {errors} |")
     w("")
 
@@ -563,13 +595,16 @@ def render_md(doc, notes_path):
         w("## Streaming (SSE), time to first and last byte\n")
         s0 = doc["streaming"][0]
         w(f"The fake LLM streams the last user message back, {s0.get('chunk_chars')} characters per event, "
-          f"{s0.get('delay_ms')} ms between events. Median and p99 over the requests (ms).\n")
-        w("| request | listener | n | TTFB p50 | TTFB p99 | TTLB p50 | TTLB p99 | answer bytes |")
-        w("|---|---|---|---|---|---|---|---|")
+          f"{s0.get('delay_ms')} ms between events. Median and p99 over the requests (ms); the listeners "
+          "take turns request by request. *added* = the listener's p50 − no filter's p50, same request. "
+          "The floor filter buffers the whole answer, so its first byte comes with its last.\n")
+        w("| request | listener | n | TTFB p50 | TTFB p99 | TTLB p50 | TTLB p99 | TTFB p50 added | TTLB p50 added | answer bytes |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
         for block in doc["streaming"]:
             for r in block["results"]:
                 w(f"| {r['body']} | {r['listener']} | {r['n']} | {fmt(r['ttfb_p50_ms'], 2)} | {fmt(r['ttfb_p99_ms'], 2)} | "
-                  f"{fmt(r['ttlb_p50_ms'], 2)} | {fmt(r['ttlb_p99_ms'], 2)} | {fmt(r['answer_bytes'])} |")
+                  f"{fmt(r['ttlb_p50_ms'], 2)} | {fmt(r['ttlb_p99_ms'], 2)} | {fmt(r.get('ttfb_p50_added_ms'), 2)} | "
+                  f"{fmt(r.get('ttlb_p50_added_ms'), 2)} | {fmt(r['answer_bytes'])} |")
         w("")
 
     f = doc["forget"]
@@ -590,17 +625,24 @@ def render_md(doc, notes_path):
     if doc["memory"]:
         w("## Memory and snapshot load\n")
         w("Envoy's RSS (the whole process: 2 worker VMs and the singleton of the Latet filter, the floor "
-          "filter's VMs, shared data) once the Latet listener answers, before any load. *Load* is Envoy's "
-          "start to the first 200 through the Latet listener (it answers 503 until it holds the vault); "
-          "*ready* is Envoy's start to admin `/ready`; *snapshot GET* is the control service's own time to "
-          "serve the snapshot, measured apart.\n")
-        w("| vault | entries | raw values+surrogates | snapshot JSON | RSS | growth over empty | per worker / raw (upper bound) | ready | load | snapshot GET |")
-        w("|---|---|---|---|---|---|---|---|---|---|")
+          "filter's VMs, shared data; an Envoy without the names-off listener, one filter configuration per "
+          "worker as deployed) once the Latet listener answers, before any load. The filter pulls the "
+          "snapshot in its compact binary form: *snapshot pulled* is its bytes, *JSON* the same snapshot as "
+          "JSON. *Load* is Envoy's start to the first 200 through the Latet listener (it answers 503 until "
+          "it holds the vault); *ready* is Envoy's start to admin `/ready`; *snapshot GET* is the control "
+          "service's own time to serve the snapshot (compact / JSON), measured apart.\n")
+        w("| vault | entries | raw values+surrogates | snapshot pulled (compact) | snapshot JSON | RSS | growth over empty | per worker / raw (upper bound) | ready | load | snapshot GET compact / JSON |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|")
+
+        def ms(seconds):
+            return fmt(None if seconds is None else seconds * 1e3, 0, " ms")
+
         for m in doc["memory"]:
-            w(f"| {m['vault']} | {fmt(m.get('entries'))} | {fmt(m.get('raw_bytes'))} B | {fmt(m.get('snapshot_json_bytes'))} B | "
+            w(f"| {m['vault']} | {fmt(m.get('entries'))} | {fmt(m.get('raw_bytes'))} B | {fmt(m.get('snapshot_compact_bytes'))} B | "
+              f"{fmt(m.get('snapshot_json_bytes'))} B | "
               f"{fmt(m['rss_kib'] / 1024, 1, ' MiB')} | {fmt(None if m['rss_growth_bytes'] is None else m['rss_growth_bytes'] / 1048576, 1, ' MiB')} | "
               f"{fmt(m['per_worker_upper_bound_over_raw'], 2)}× | {fmt(m.get('ready_ms'), 0, ' ms')} | {fmt(m.get('load_ms'), 0, ' ms')} | "
-              f"{fmt(None if m.get('get_seconds') is None else m['get_seconds'] * 1e3, 0, ' ms')} |")
+              f"{ms(m.get('compact_get_seconds'))} / {ms(m.get('get_seconds'))} |")
         w("")
 
     e = doc["engine"]
@@ -628,8 +670,8 @@ def render_md(doc, notes_path):
               f"{fmt(r['v8_over_native_restore'], 2)} | {fmt(r['native_find_mbps'], 1)} | {mb(r, 'v8_find_mbps')} | "
               f"{fmt(r.get('v8_mask_slow_share'), 2)} |")
         w("")
-        w("Names' cost (goal: with names on at most 20 % below names off), *mask* without memo, "
-          "same run: on / off is the ratio.\n")
+        w("Names' cost (target: masking with names on at least 0.8× names off, V8, largest body), *mask* "
+          "without memo, same run: on / off is the ratio. In Envoy: *names' share* in the ratios table.\n")
         w("| vault | request | native on | native off | native on/off | V8 on | V8 off | V8 on/off |")
         w("|---|---|---|---|---|---|---|---|")
         for r in e["cases"]:
@@ -653,12 +695,13 @@ def render_md(doc, notes_path):
           f"{fmt(wasm.get('latet_opt_bytes'))} bytes. The floor filter: {fmt(wasm.get('floor_bytes'))} bytes.\n")
 
     w("## Reproduce\n")
-    w("```sh\nenvoy/bench.sh            # the full run (~15 min); writes BENCHMARKS.md and BENCHMARKS.json\n"
+    w("```sh\nenvoy/bench.sh            # the full run (~17 min); writes BENCHMARKS.md and BENCHMARKS.json\n"
       "envoy/bench.sh --smoke    # ~15 s of measuring, small vault; writes under the state dir only\n```\n")
     w("It builds what it needs (the filter with `wasm-opt`, the floor filter, `latet`, the fake LLM, "
       "the engine harness natively and for `wasm32-wasip1`), installs Envoy (`envoy/install-envoy.sh`) and "
       "`wrk` (Debian) when missing, starts the control service, the fake LLM (`--chunk-delay-ms 0`) and "
-      "one Envoy with three listeners (`envoy/bench/envoy-bench.yaml.in`), and preloads the vault through "
+      "one Envoy with four listeners (`envoy/bench/envoy-bench.yaml.in`; memory and forgets in one without "
+      "the names-off listener), and preloads the vault through "
       "the gateway entries API in batches of 1,000. Raw results: `<target dir>/bench-state/results/`. "
       "Environment: `BENCH_ROUNDS`, `BENCH_SECONDS`, `BENCH_PORT_BASE` (default 19100), `BENCH_SKIP_ENGINE=1`.\n")
     return "\n".join(out) + "\n"
@@ -708,6 +751,7 @@ def main():
     s.add_argument("--json", required=True)
     s.add_argument("--md", required=True)
     s.add_argument("--notes", default=None)
+    s.add_argument("--previous", default=None, help="the BENCHMARKS.json this run replaces")
     args = p.parse_args()
     handler = globals()[f"cmd_{args.cmd}"]
     code = handler(args)
