@@ -15,6 +15,7 @@
 //! `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
+use super::token_starts::{for_each_start, for_each_start_where};
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
 
 /// A key found in a text: bytes `start..end`, the entry in `slot`.
@@ -386,8 +387,9 @@ impl TokenMatcher {
         }
         let mut reached = 0;
         let bytes = text.as_bytes();
-        for_each_start(text, |start, token_end| {
-            if (start < reached && !overlapping) || !self.pairs.may_start(bytes, start) {
+        let may_start = |start| self.pairs.may_start(bytes, start);
+        for_each_start_where(text, may_start, |start, token_end| {
+            if start < reached && !overlapping {
                 return;
             }
             if let Some(found) = self.longest_at(text, start, token_end, key_of) {
@@ -469,174 +471,4 @@ impl TokenMatcher {
 
 fn is_word_char_at(text: &str, pos: usize) -> bool {
     text[pos..].chars().next().is_some_and(is_word_char)
-}
-
-/// Calls `visit(start, token_end)` for every place a key may start, left to
-/// right: the start of every word, and every char that is neither a word
-/// char nor whitespace.
-#[inline]
-pub(crate) fn for_each_start(text: &str, mut visit: impl FnMut(usize, usize)) {
-    let bytes = text.as_bytes();
-    let len = bytes.len();
-    let mut i = 0;
-    while i < len {
-        // One table load per ASCII byte instead of a chain of range tests.
-        match BYTE_CLASS[bytes[i] as usize] {
-            WORD => {
-                let end = word_end(text, i + 1);
-                visit(i, end);
-                i = end;
-            }
-            SPACE => i += 1,
-            OTHER => {
-                visit(i, i + 1);
-                i += 1;
-            }
-            _ => {
-                let c = text[i..].chars().next().unwrap_or(' ');
-                let width = c.len_utf8();
-                if is_word_char(c) {
-                    let end = word_end(text, i + width);
-                    visit(i, end);
-                    i = end;
-                } else if c.is_whitespace() {
-                    i += width;
-                } else {
-                    visit(i, i + width);
-                    i += width;
-                }
-            }
-        }
-    }
-}
-
-/// An ASCII word byte (`[A-Za-z0-9_]`).
-const WORD: u8 = 0;
-/// ASCII whitespace as `u8::is_ascii_whitespace` says (not `\x0B`).
-const SPACE: u8 = 1;
-/// Any other ASCII byte.
-const OTHER: u8 = 2;
-/// A byte of a multi-byte char.
-const NON_ASCII: u8 = 3;
-
-/// The class of every byte value.
-const BYTE_CLASS: [u8; 256] = {
-    let mut table = [NON_ASCII; 256];
-    let mut b = 0;
-    while b < 0x80 {
-        let byte = b as u8;
-        table[b] = if byte.is_ascii_alphanumeric() || byte == b'_' {
-            WORD
-        } else if byte.is_ascii_whitespace() {
-            SPACE
-        } else {
-            OTHER
-        };
-        b += 1;
-    }
-    table
-};
-
-/// The end of the word that continues at byte `from`.
-#[inline]
-fn word_end(text: &str, mut from: usize) -> usize {
-    let bytes = text.as_bytes();
-    while from < bytes.len() {
-        match BYTE_CLASS[bytes[from] as usize] {
-            WORD => from += 1,
-            NON_ASCII => {
-                let c = text[from..].chars().next().unwrap_or(' ');
-                if !is_word_char(c) {
-                    return from;
-                }
-                from += c.len_utf8();
-            }
-            _ => return from,
-        }
-    }
-    from
-}
-
-#[cfg(test)]
-mod scan_tests {
-    use super::for_each_start;
-    use crate::text::is_word_char;
-
-    /// The walk as it was written before the byte-class table: the reference.
-    fn reference_starts(text: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut chars = text.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            if is_word_char(c) {
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, d)) = chars.peek() {
-                    if !is_word_char(d) {
-                        break;
-                    }
-                    end = j + d.len_utf8();
-                    chars.next();
-                }
-                out.push((i, end));
-            } else if !(if c.is_ascii() {
-                (c as u8).is_ascii_whitespace()
-            } else {
-                c.is_whitespace()
-            }) {
-                out.push((i, i + c.len_utf8()));
-            }
-        }
-        out
-    }
-
-    fn starts(text: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for_each_start(text, |s, e| out.push((s, e)));
-        out
-    }
-
-    #[test]
-    fn matches_the_char_walk_on_edge_texts() {
-        let pieces = [
-            "",
-            "a",
-            "Mario",
-            "_x9",
-            "+39",
-            " ",
-            "\t",
-            "\x0B",
-            "\r\n",
-            "José",
-            "é",
-            "日本語",
-            "\u{3000}",
-            "\u{a0}",
-            "@",
-            "-",
-            "\"",
-            "\\",
-            "ß_ß",
-            "x\u{0301}",
-            "😀",
-            "Ω7",
-        ];
-        for a in pieces {
-            for b in pieces {
-                for pad in 0..9 {
-                    let text = format!("{}{a}{b}{a}", "z".repeat(pad));
-                    assert_eq!(starts(&text), reference_starts(&text), "pad {pad}");
-                    let text = format!("{}{a} {b}", " ".repeat(pad));
-                    assert_eq!(starts(&text), reference_starts(&text), "pad {pad}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn every_ascii_byte_is_classed_as_before() {
-        for b in 0u8..0x80 {
-            let text = format!("ab{}cd", b as char);
-            assert_eq!(starts(&text), reference_starts(&text), "byte {b}");
-        }
-    }
 }
