@@ -8,7 +8,9 @@
 //! text's tokens once; at each place a key may start it checks a pair
 //! filter (the first two bytes of every key), hashes the lead, asks a bit
 //! filter, and only then hashes the text for each length the lead knows
-//! and looks the whole key up. Keys that share a long prefix (thousands of
+//! and looks the whole key up. The walk classes sixteen bytes at a step and
+//! finds a word's end only where the pair filter lets a key start
+//! ([`super::token_starts`]). Keys that share a long prefix (thousands of
 //! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
 //! comparison per key. Memory is about 12 bytes a key plus the lead lists
 //! and filters sized to the vault; `core/benches` compares it with an
@@ -471,4 +473,101 @@ impl TokenMatcher {
 
 fn is_word_char_at(text: &str, pos: usize) -> bool {
     text[pos..].chars().next().is_some_and(is_word_char)
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::super::token_starts::for_each_start;
+    use super::super::token_starts::scan_tests::{random_text, Xorshift};
+    use super::{Slot, TokenMatcher, VaultMatch};
+
+    /// Keys of every shape the walk meets: words, names, addresses sharing
+    /// long prefixes, phones, one-char and multi-byte keys.
+    const KEYS: &[&str] = &[
+        "Mario",
+        "Mario Rossi",
+        "mario.rossi@acme.it",
+        "mario.rossi1@acme.it",
+        "mario.rossi12@acme.it",
+        "+39 347 123 4567",
+        "José",
+        "José Ruiz",
+        "日本",
+        "é",
+        "Ana",
+        "x9_",
+        "@",
+        "Ω",
+        "😀 ok",
+        "\u{0B}",
+        "Iñigo",
+        "a",
+    ];
+
+    /// The walk as it was before the block walk: every start, then the pair
+    /// filter (the reference the block walk must equal).
+    fn reference_walk<'k>(
+        matcher: &TokenMatcher,
+        text: &str,
+        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        overlapping: bool,
+    ) -> Vec<VaultMatch> {
+        let mut out = Vec::new();
+        let mut reached = 0;
+        for_each_start(text, |start, token_end| {
+            if (start < reached && !overlapping) || !matcher.pairs.may_start(text.as_bytes(), start)
+            {
+                return;
+            }
+            if let Some(found) = matcher.longest_at(text, start, token_end, key_of) {
+                if found.end > reached {
+                    out.push(found);
+                    reached = found.end;
+                }
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn the_walk_finds_what_the_reference_walk_finds() {
+        let key_of = |slot: Slot| KEYS.get(slot as usize).copied();
+        let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut matches = 0;
+        for keys in [1, 4, KEYS.len()] {
+            let matcher =
+                TokenMatcher::build(KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)));
+            for round in 0..600 {
+                let mut text = random_text(&mut rng, round % 50);
+                // A key at every offset 0..40 and near the end.
+                let key = KEYS[rng.below(keys)];
+                let at = (0..=text.len().min(40))
+                    .filter(|i| text.is_char_boundary(*i))
+                    .nth(round % 41);
+                text.insert_str(at.unwrap_or(text.len()), key);
+                if round % 2 == 0 {
+                    text.push_str(KEYS[rng.below(keys)]);
+                    text.push_str(&random_text(&mut rng, round % 3));
+                }
+                for overlapping in [false, true] {
+                    let mut found = Vec::new();
+                    if overlapping {
+                        matcher.find_overlapping(&text, key_of, &mut found);
+                    } else {
+                        matcher.find(&text, key_of, &mut found);
+                    }
+                    let expected = reference_walk(&matcher, &text, &key_of, overlapping);
+                    matches += expected.len();
+                    assert_eq!(
+                        found, expected,
+                        "keys {keys} round {round} overlapping {overlapping}"
+                    );
+                }
+            }
+        }
+        assert!(
+            matches > 2000,
+            "only {matches} matches: the texts test little"
+        );
+    }
 }

@@ -2,8 +2,8 @@
 //! after a char that is not one) and every char that is neither a word char
 //! nor whitespace, each with the end of its first token. Two walks give the
 //! same starts: [`for_each_start`] visits them all; [`for_each_start_where`]
-//! classes 16 bytes at a step (`simd128` in the filter's `.wasm`, a portable
-//! loop elsewhere) and computes a token's end only for the starts a cheap
+//! classes 16 bytes at a step (`simd128` in the filter's `.wasm`, `u64`
+//! arithmetic elsewhere) and computes a token's end only for the starts a cheap
 //! test keeps (the matchers' pair filter keeps about one in fifteen).
 
 use crate::text::is_word_char;
@@ -94,7 +94,6 @@ fn word_end(text: &str, mut from: usize) -> usize {
     from
 }
 
-
 /// Calls `visit(start, token_end)`, left to right, for every start
 /// [`for_each_start`] visits whose `keep(start)` is true; `keep` sees every
 /// start and should be cheap (the token's end is found only for kept ones).
@@ -117,7 +116,11 @@ pub(crate) fn for_each_start_where(
         // Lanes before the first byte of a multi-byte char are whole ASCII
         // chars; that char and any after it go through the char walk below.
         let ascii = classes.non_ascii.trailing_zeros() as usize;
-        let lanes = if ascii == BLOCK { u16::MAX } else { (1u16 << ascii) - 1 };
+        let lanes = if ascii == BLOCK {
+            u16::MAX
+        } else {
+            (1u16 << ascii) - 1
+        };
         let word = classes.word;
         let continued = (word << 1) | u16::from(after_word);
         let mut starts = ((word & !continued) | classes.other) & lanes;
@@ -207,15 +210,9 @@ struct BlockClasses {
 #[inline]
 fn classify(block: &[u8; BLOCK]) -> BlockClasses {
     use core::arch::wasm32::{
-        u64x2, u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_ne, u8x16_splat, u8x16_sub, v128_and,
-        v128_or,
+        u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_ne, u8x16_splat, u8x16_sub, v128_and, v128_or,
     };
-    let half = |from: usize| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&block[from..from + 8]);
-        u64::from_le_bytes(word)
-    };
-    let v = u64x2(half(0), half(8));
+    let v = crate::simd_block::load(block);
     let below = |from: u8, count: u8| u8x16_lt(u8x16_sub(v, u8x16_splat(from)), u8x16_splat(count));
     let digit = u8x16_lt(u8x16_sub(v, u8x16_splat(b'0')), u8x16_splat(10));
     // `| 0x20` folds upper case onto lower case (and no other ASCII byte
@@ -236,29 +233,61 @@ fn classify(block: &[u8; BLOCK]) -> BlockClasses {
     }
 }
 
-/// The classes of a block's bytes, one table load a byte.
+/// The classes of a block's bytes, eight at a step in a `u64` (SWAR).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline]
 fn classify(block: &[u8; BLOCK]) -> BlockClasses {
-    let mut classes = BlockClasses {
-        word: 0,
-        other: 0,
-        non_ascii: 0,
+    let half = |from: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&block[from..from + 8]);
+        classify_word(u64::from_le_bytes(word))
     };
-    for (lane, &byte) in block.iter().enumerate() {
-        let bit = 1u16 << lane;
-        match BYTE_CLASS[byte as usize] {
-            WORD => classes.word |= bit,
-            OTHER => classes.other |= bit,
-            NON_ASCII => classes.non_ascii |= bit,
-            _ => {}
-        }
+    let (low, high) = (half(0), half(8));
+    BlockClasses {
+        word: low.word | high.word << 8,
+        other: low.other | high.other << 8,
+        non_ascii: low.non_ascii | high.non_ascii << 8,
     }
-    classes
+}
+
+/// The classes of eight bytes (bits 0..8 of each mask).
+///
+/// Every test is on the low seven bits of each byte, where adding a constant
+/// of at most 0x80 never carries into the next byte: `b + (0x80 - lo)` has
+/// its high bit set exactly when `b >= lo`.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline]
+fn classify_word(word: u64) -> BlockClasses {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES * 0x80;
+    let low7 = word & !HIGHS;
+    // High bit of each byte whose low seven bits are in `lo..hi`.
+    let within = |bits: u64, lo: u8, hi: u8| {
+        (bits + ONES * u64::from(0x80 - lo)) & !(bits + ONES * u64::from(0x80 - hi)) & HIGHS
+    };
+    let digit = within(low7, b'0', b'9' + 1);
+    // `| 0x20` folds upper case onto lower case (and no other ASCII byte
+    // into `a..=z`).
+    let letter = within(low7 | ONES * 0x20, b'a', b'z' + 1);
+    let underscore = within(low7, b'_', b'_' + 1);
+    // `\t \n \x0C \r` and the space, as `u8::is_ascii_whitespace` (not `\x0B`).
+    let controls = within(low7, b'\t', b'\r' + 1) & !within(low7, 0x0B, 0x0C);
+    let space = controls | within(low7, b' ', b' ' + 1);
+    let non_ascii = word & HIGHS;
+    let word_bytes = (digit | letter | underscore) & !non_ascii;
+    let space = space & !non_ascii;
+    let other = HIGHS & !(word_bytes | space | non_ascii);
+    // The high bit of byte `n` to bit `n`.
+    let gather = |bits: u64| ((bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16;
+    BlockClasses {
+        word: gather(word_bytes),
+        other: gather(other),
+        non_ascii: gather(non_ascii),
+    }
 }
 
 #[cfg(test)]
-mod scan_tests {
+pub(super) mod scan_tests {
     use super::{for_each_start, for_each_start_where};
     use crate::text::is_word_char;
 
@@ -363,7 +392,9 @@ mod scan_tests {
     ];
 
     pub(crate) fn random_text(rng: &mut Xorshift, pieces: usize) -> String {
-        (0..pieces).map(|_| PIECES[rng.below(PIECES.len())]).collect()
+        (0..pieces)
+            .map(|_| PIECES[rng.below(PIECES.len())])
+            .collect()
     }
 
     fn kept_starts(text: &str, keep: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
@@ -409,7 +440,11 @@ mod scan_tests {
         for b in 0u8..0x80 {
             for at in 0..20 {
                 let text = format!("{}{}{}", "ab".repeat(at), b as char, "cd ".repeat(8));
-                assert_eq!(kept_starts(&text, |_| true), starts(&text), "byte {b} at {at}");
+                assert_eq!(
+                    kept_starts(&text, |_| true),
+                    starts(&text),
+                    "byte {b} at {at}"
+                );
             }
         }
     }
