@@ -268,7 +268,7 @@ fn classify_word(word: u64) -> BlockClasses {
     let digit = within(low7, b'0', b'9' + 1);
     // `| 0x20` folds upper case onto lower case (and no other ASCII byte
     // into `a..=z`).
-    let letter = within(low7 | ONES * 0x20, b'a', b'z' + 1);
+    let letter = within(low7 | (ONES * 0x20), b'a', b'z' + 1);
     let underscore = within(low7, b'_', b'_' + 1);
     // `\t \n \x0C \r` and the space, as `u8::is_ascii_whitespace` (not `\x0B`).
     let controls = within(low7, b'\t', b'\r' + 1) & !within(low7, 0x0B, 0x0C);
@@ -412,7 +412,8 @@ pub(super) mod scan_tests {
             assert_eq!(kept_starts(&text, |_| true), all, "round {round}");
             // A keep that depends on the bytes, as the pair filter does.
             let bytes = text.as_bytes();
-            let keep = |s: usize| (bytes[s] ^ bytes.get(s + 1).copied().unwrap_or(0)) % 3 == 0;
+            let keep =
+                |s: usize| (bytes[s] ^ bytes.get(s + 1).copied().unwrap_or(0)).is_multiple_of(3);
             let kept: Vec<_> = all.iter().copied().filter(|(s, _)| keep(*s)).collect();
             assert_eq!(kept_starts(&text, keep), kept, "round {round}");
         }
