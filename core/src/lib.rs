@@ -25,6 +25,7 @@ pub mod kind;
 pub mod mask;
 pub mod provider;
 pub mod restore;
+mod simd_block;
 pub mod snapshot;
 pub mod surrogate;
 pub mod text;

@@ -7,6 +7,7 @@ mod id_slots;
 mod index;
 mod retired_set;
 mod token_matcher;
+mod token_starts;
 
 pub use entry_store::{EntryRef, Slot};
 pub use index::{AppliedEvent, SnapshotIndex};

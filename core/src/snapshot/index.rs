@@ -3,7 +3,8 @@
 
 use super::entry_store::{EntryRef, EntryStore, Slot};
 use super::retired_set::RetiredSet;
-use super::token_matcher::{for_each_start, TokenMatcher, VaultMatch};
+use super::token_matcher::{TokenMatcher, VaultMatch};
+use super::token_starts::for_each_start;
 use crate::error::CoreError;
 use crate::text::{on_word_boundaries, token_hash};
 use crate::wipe::wipe;

@@ -8,13 +8,16 @@
 //! text's tokens once; at each place a key may start it checks a pair
 //! filter (the first two bytes of every key), hashes the lead, asks a bit
 //! filter, and only then hashes the text for each length the lead knows
-//! and looks the whole key up. Keys that share a long prefix (thousands of
+//! and looks the whole key up. The walk classes sixteen bytes at a step and
+//! finds a word's end only where the pair filter lets a key start
+//! ([`super::token_starts`]). Keys that share a long prefix (thousands of
 //! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
 //! comparison per key. Memory is about 12 bytes a key plus the lead lists
 //! and filters sized to the vault; `core/benches` compares it with an
 //! `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
+use super::token_starts::{for_each_start, for_each_start_where};
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
 
 /// A key found in a text: bytes `start..end`, the entry in `slot`.
@@ -386,8 +389,9 @@ impl TokenMatcher {
         }
         let mut reached = 0;
         let bytes = text.as_bytes();
-        for_each_start(text, |start, token_end| {
-            if (start < reached && !overlapping) || !self.pairs.may_start(bytes, start) {
+        let may_start = |start| self.pairs.may_start(bytes, start);
+        for_each_start_where(text, may_start, |start, token_end| {
+            if start < reached && !overlapping {
                 return;
             }
             if let Some(found) = self.longest_at(text, start, token_end, key_of) {
@@ -471,172 +475,99 @@ fn is_word_char_at(text: &str, pos: usize) -> bool {
     text[pos..].chars().next().is_some_and(is_word_char)
 }
 
-/// Calls `visit(start, token_end)` for every place a key may start, left to
-/// right: the start of every word, and every char that is neither a word
-/// char nor whitespace.
-#[inline]
-pub(crate) fn for_each_start(text: &str, mut visit: impl FnMut(usize, usize)) {
-    let bytes = text.as_bytes();
-    let len = bytes.len();
-    let mut i = 0;
-    while i < len {
-        // One table load per ASCII byte instead of a chain of range tests.
-        match BYTE_CLASS[bytes[i] as usize] {
-            WORD => {
-                let end = word_end(text, i + 1);
-                visit(i, end);
-                i = end;
-            }
-            SPACE => i += 1,
-            OTHER => {
-                visit(i, i + 1);
-                i += 1;
-            }
-            _ => {
-                let c = text[i..].chars().next().unwrap_or(' ');
-                let width = c.len_utf8();
-                if is_word_char(c) {
-                    let end = word_end(text, i + width);
-                    visit(i, end);
-                    i = end;
-                } else if c.is_whitespace() {
-                    i += width;
-                } else {
-                    visit(i, i + width);
-                    i += width;
-                }
-            }
-        }
-    }
-}
-
-/// An ASCII word byte (`[A-Za-z0-9_]`).
-const WORD: u8 = 0;
-/// ASCII whitespace as `u8::is_ascii_whitespace` says (not `\x0B`).
-const SPACE: u8 = 1;
-/// Any other ASCII byte.
-const OTHER: u8 = 2;
-/// A byte of a multi-byte char.
-const NON_ASCII: u8 = 3;
-
-/// The class of every byte value.
-const BYTE_CLASS: [u8; 256] = {
-    let mut table = [NON_ASCII; 256];
-    let mut b = 0;
-    while b < 0x80 {
-        let byte = b as u8;
-        table[b] = if byte.is_ascii_alphanumeric() || byte == b'_' {
-            WORD
-        } else if byte.is_ascii_whitespace() {
-            SPACE
-        } else {
-            OTHER
-        };
-        b += 1;
-    }
-    table
-};
-
-/// The end of the word that continues at byte `from`.
-#[inline]
-fn word_end(text: &str, mut from: usize) -> usize {
-    let bytes = text.as_bytes();
-    while from < bytes.len() {
-        match BYTE_CLASS[bytes[from] as usize] {
-            WORD => from += 1,
-            NON_ASCII => {
-                let c = text[from..].chars().next().unwrap_or(' ');
-                if !is_word_char(c) {
-                    return from;
-                }
-                from += c.len_utf8();
-            }
-            _ => return from,
-        }
-    }
-    from
-}
-
 #[cfg(test)]
-mod scan_tests {
-    use super::for_each_start;
-    use crate::text::is_word_char;
+mod walk_tests {
+    use super::super::token_starts::for_each_start;
+    use super::super::token_starts::scan_tests::{random_text, Xorshift};
+    use super::{Slot, TokenMatcher, VaultMatch};
 
-    /// The walk as it was written before the byte-class table: the reference.
-    fn reference_starts(text: &str) -> Vec<(usize, usize)> {
+    /// Keys of every shape the walk meets: words, names, addresses sharing
+    /// long prefixes, phones, one-char and multi-byte keys.
+    const KEYS: &[&str] = &[
+        "Mario",
+        "Mario Rossi",
+        "mario.rossi@acme.it",
+        "mario.rossi1@acme.it",
+        "mario.rossi12@acme.it",
+        "+39 347 123 4567",
+        "José",
+        "José Ruiz",
+        "日本",
+        "é",
+        "Ana",
+        "x9_",
+        "@",
+        "Ω",
+        "😀 ok",
+        "\u{0B}",
+        "Iñigo",
+        "a",
+    ];
+
+    /// The walk as it was before the block walk: every start, then the pair
+    /// filter (the reference the block walk must equal).
+    fn reference_walk<'k>(
+        matcher: &TokenMatcher,
+        text: &str,
+        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        overlapping: bool,
+    ) -> Vec<VaultMatch> {
         let mut out = Vec::new();
-        let mut chars = text.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            if is_word_char(c) {
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, d)) = chars.peek() {
-                    if !is_word_char(d) {
-                        break;
+        let mut reached = 0;
+        for_each_start(text, |start, token_end| {
+            if (start < reached && !overlapping) || !matcher.pairs.may_start(text.as_bytes(), start)
+            {
+                return;
+            }
+            if let Some(found) = matcher.longest_at(text, start, token_end, key_of) {
+                if found.end > reached {
+                    out.push(found);
+                    reached = found.end;
+                }
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn the_walk_finds_what_the_reference_walk_finds() {
+        let key_of = |slot: Slot| KEYS.get(slot as usize).copied();
+        let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut matches = 0;
+        for keys in [1, 4, KEYS.len()] {
+            let matcher =
+                TokenMatcher::build(KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)));
+            for round in 0..600 {
+                let mut text = random_text(&mut rng, round % 50);
+                // A key at every offset 0..40 and near the end.
+                let key = KEYS[rng.below(keys)];
+                let at = (0..=text.len().min(40))
+                    .filter(|i| text.is_char_boundary(*i))
+                    .nth(round % 41);
+                text.insert_str(at.unwrap_or(text.len()), key);
+                if round % 2 == 0 {
+                    text.push_str(KEYS[rng.below(keys)]);
+                    text.push_str(&random_text(&mut rng, round % 3));
+                }
+                for overlapping in [false, true] {
+                    let mut found = Vec::new();
+                    if overlapping {
+                        matcher.find_overlapping(&text, key_of, &mut found);
+                    } else {
+                        matcher.find(&text, key_of, &mut found);
                     }
-                    end = j + d.len_utf8();
-                    chars.next();
-                }
-                out.push((i, end));
-            } else if !(if c.is_ascii() {
-                (c as u8).is_ascii_whitespace()
-            } else {
-                c.is_whitespace()
-            }) {
-                out.push((i, i + c.len_utf8()));
-            }
-        }
-        out
-    }
-
-    fn starts(text: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for_each_start(text, |s, e| out.push((s, e)));
-        out
-    }
-
-    #[test]
-    fn matches_the_char_walk_on_edge_texts() {
-        let pieces = [
-            "",
-            "a",
-            "Mario",
-            "_x9",
-            "+39",
-            " ",
-            "\t",
-            "\x0B",
-            "\r\n",
-            "José",
-            "é",
-            "日本語",
-            "\u{3000}",
-            "\u{a0}",
-            "@",
-            "-",
-            "\"",
-            "\\",
-            "ß_ß",
-            "x\u{0301}",
-            "😀",
-            "Ω7",
-        ];
-        for a in pieces {
-            for b in pieces {
-                for pad in 0..9 {
-                    let text = format!("{}{a}{b}{a}", "z".repeat(pad));
-                    assert_eq!(starts(&text), reference_starts(&text), "pad {pad}");
-                    let text = format!("{}{a} {b}", " ".repeat(pad));
-                    assert_eq!(starts(&text), reference_starts(&text), "pad {pad}");
+                    let expected = reference_walk(&matcher, &text, &key_of, overlapping);
+                    matches += expected.len();
+                    assert_eq!(
+                        found, expected,
+                        "keys {keys} round {round} overlapping {overlapping}"
+                    );
                 }
             }
         }
-    }
-
-    #[test]
-    fn every_ascii_byte_is_classed_as_before() {
-        for b in 0u8..0x80 {
-            let text = format!("ab{}cd", b as char);
-            assert_eq!(starts(&text), reference_starts(&text), "byte {b}");
-        }
+        assert!(
+            matches > 2000,
+            "only {matches} matches: the texts test little"
+        );
     }
 }

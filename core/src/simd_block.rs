@@ -1,0 +1,21 @@
+//! Sixteen bytes as one `simd128` vector, for the scans that class a block
+//! of a text at a step (the vault token walk, the JSON string scan). Only in
+//! builds with `simd128` (the filter's `.wasm`, `plugin/build.sh`); built
+//! from two `u64` reads, so no pointer load and no `unsafe`.
+#![cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+
+use core::arch::wasm32::{u64x2, v128};
+
+/// Bytes in a block.
+pub(crate) const BLOCK: usize = 16;
+
+/// The block as a vector (byte `n` in lane `n`).
+#[inline(always)]
+pub(crate) fn load(block: &[u8; BLOCK]) -> v128 {
+    let half = |from: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&block[from..from + 8]);
+        u64::from_le_bytes(word)
+    };
+    u64x2(half(0), half(8))
+}
