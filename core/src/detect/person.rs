@@ -139,8 +139,8 @@ impl Word {
 struct CueIndex {
     /// Bit `start_slot(key)` is set for every phrase's key.
     starts: Box<[u64]>,
-    /// Per key: the phrases that start with it.
-    by_key: HashMap<u32, Vec<CuePhrase>>,
+    /// Per key, sorted by key: the phrases that start with it.
+    by_key: Vec<(u32, Vec<CuePhrase>)>,
 }
 
 /// A cue phrase in lower case, and whether it is weak.
@@ -179,8 +179,11 @@ impl CueIndex {
     #[inline(never)]
     fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, bool)> {
         let rest = &bytes[at..];
-        self.by_key
-            .get(&key)?
+        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(found) => &self.by_key[found].1,
+            Err(_) => return None,
+        };
+        phrases
             .iter()
             .filter(|(phrase, _)| {
                 rest.len() >= phrase.len()
@@ -211,6 +214,8 @@ fn cue_index() -> &'static CueIndex {
             let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
             by_key.entry(key).or_default().push((phrase, *weak));
         }
+        let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
+        by_key.sort_unstable_by_key(|(key, _)| *key);
         CueIndex { starts, by_key }
     })
 }
@@ -461,16 +466,30 @@ fn word_before(text: &str, at: usize) -> Option<usize> {
 /// between letters, and `.` then up to three lower-case letters after at
 /// most four (`Sig.ra`, `Dott.ssa`); its byte range.
 fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
-    let rest = &text[from..];
-    let offset = rest.find(|c: char| c.is_alphabetic())?;
-    let start = from + offset;
-    let mut chars = text[start..].char_indices().peekable();
+    let start = next_letter(text, from)?;
+    let bytes = text.as_bytes();
+    let mut at = start;
     let mut end = start;
-    while let Some(&(i, c)) = chars.peek() {
-        let at = start + i;
+    loop {
+        // ASCII letters, the most of any word, a byte at a step; an ASCII
+        // byte that is no letter and no joiner ends the word.
+        match bytes.get(at) {
+            None => break,
+            Some(b) if b.is_ascii_alphabetic() => {
+                at += 1;
+                end = at;
+                continue;
+            }
+            Some(b'\'' | b'-' | b'.') => {}
+            Some(b) if b.is_ascii() => break,
+            Some(_) => {}
+        }
+        let Some(c) = text[at..].chars().next() else {
+            break;
+        };
         if c.is_alphabetic() {
-            end = at + c.len_utf8();
-            chars.next();
+            at += c.len_utf8();
+            end = at;
             continue;
         }
         let joiner = matches!(c, '\'' | '’' | '-' | '.');
@@ -485,12 +504,31 @@ fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
             || (text[start..at].chars().count() <= 4
                 && after.chars().take_while(|n| n.is_alphabetic()).count() <= 3);
         if joiner && next_is_letter && abbreviation {
-            chars.next();
+            at += c.len_utf8();
             continue;
         }
         break;
     }
     Some((start, end))
+}
+
+/// The first letter at or after `from`.
+fn next_letter(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(&b) = bytes.get(at) {
+        if b.is_ascii_alphabetic() {
+            return Some(at);
+        }
+        if b >= 0x80
+            && text.is_char_boundary(at)
+            && text[at..].chars().next().is_some_and(char::is_alphabetic)
+        {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 /// Reads words into [`Word`]s, in text order.
@@ -585,6 +623,13 @@ impl Reader<'_> {
             folded.push('.');
             flags = lexicon.flags(folded);
             folded.pop();
+        }
+        if !folded.bytes().any(|b| matches!(b, b'-' | b'\'')) {
+            // One part (most words): the tests of parts below find nothing.
+            if flags == 0 && surname_by_form(folded) {
+                flags = flag::SURNAME | flag::AMBIGUOUS;
+            }
+            return flags;
         }
         // `Saint-Étienne`, `Sainte-Maxime`, `Sant'Angelo`: a place.
         if let Some(head) = folded
