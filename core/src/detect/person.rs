@@ -336,7 +336,8 @@ fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Ve
         text,
         never,
         lexicon: lexicon(),
-        words: Vec::new(),
+        // A window holds three words or so: no regrowth for most texts.
+        words: Vec::with_capacity(16),
         prev_end: 0,
     };
     let mut pos = 0;
@@ -734,6 +735,9 @@ fn glues(c: char) -> bool {
 }
 
 fn case_of(word: &str) -> Case {
+    if word.is_ascii() {
+        return case_of_ascii(word.as_bytes());
+    }
     // The letter that decides: after an elision in the first bytes
     // (`d'Artagnan`, `O’Brien`).
     let elision = word
@@ -755,6 +759,25 @@ fn case_of(word: &str) -> Case {
     }
     let (count, any_lower) = letters.fold((1, false), |(n, lower), c| {
         (n + 1, lower | c.is_lowercase())
+    });
+    shape(count, any_lower)
+}
+
+/// [`case_of`] for an ASCII word (most words read), a byte at a step.
+fn case_of_ascii(word: &[u8]) -> Case {
+    let core = match word.iter().take(4).position(|&b| b == b'\'') {
+        Some(at) => &word[at + 1..],
+        None => word,
+    };
+    let mut letters = core.iter().filter(|b| b.is_ascii_alphabetic());
+    let Some(first) = letters.next() else {
+        return Case::Lower;
+    };
+    if !first.is_ascii_uppercase() {
+        return Case::Lower;
+    }
+    let (count, any_lower) = letters.fold((1, false), |(n, lower), b| {
+        (n + 1, lower | b.is_ascii_lowercase())
     });
     shape(count, any_lower)
 }
