@@ -1433,6 +1433,51 @@ mod tests {
         assert_eq!(next_capital("no capital here at all, none", 0), None);
     }
 
+    /// The byte-at-a-step paths for ASCII words (`next_word`,
+    /// `case_of`, folding) read words as the char paths do.
+    #[test]
+    fn words_read_alike_in_ascii_and_beyond() {
+        for (text, from, want) in [
+            ("Sig.ra Bianchi", 0, Some((0, 6))),
+            ("open Rossi.jsonl", 4, Some((5, 10))),
+            ("Dott.ssa Neri", 0, Some((0, 8))),
+            ("  O'Brien, hi", 0, Some((2, 9))),
+            ("Siobhan O’Connor.", 8, Some((8, 18))),
+            ("Jean-Pierre-", 0, Some((0, 11))),
+            ("12 Müller-Lüdenscheidt!", 0, Some((3, 24))),
+            ("« Élodie »", 0, Some((3, 10))),
+            ("a-", 0, Some((0, 1))),
+            ("J.-P. Sartre", 0, Some((0, 1))),
+            ("42 _ 7", 0, None),
+        ] {
+            assert_eq!(next_word(text, from), want, "{text}");
+        }
+        for (word, want) in [
+            ("Marco", Case::Title),
+            ("McDonald", Case::Title),
+            ("O'Brien", Case::Title),
+            ("O’Brien", Case::Title),
+            ("d'Artagnan", Case::Title),
+            ("dell'Orto", Case::Lower),
+            ("ROSSI", Case::Upper),
+            ("ÉLODIE", Case::Upper),
+            ("J", Case::Initial),
+            ("É", Case::Initial),
+            ("mario", Case::Lower),
+            ("élodie", Case::Lower),
+            ("'", Case::Lower),
+        ] {
+            assert_eq!(case_of(word), want, "{word}");
+        }
+        for (word, want) in [
+            ("Lucía", "lucia"),
+            ("McDONALD", "mcdonald"),
+            ("O’Brien", "o'brien"),
+        ] {
+            assert_eq!(lexicon::fold(word), want);
+        }
+    }
+
     #[test]
     fn runs_end_at_a_sentence_and_leave_out_what_is_not_the_name() {
         assert_eq!(names("Present: Wendy Liu. Apologies: none."), ["Wendy Liu"]);
