@@ -134,7 +134,7 @@ impl Word {
 }
 
 /// Cue phrases, by their first four bytes: a bit set says where one may
-/// start (one test per space in the text), a map gives the phrases that
+/// start (one test per space in the text), a list sorted by key gives the phrases that
 /// start so, compared byte by byte (ASCII case-insensitive).
 struct CueIndex {
     /// Bit `start_slot(key)` is set for every phrase's key.
