@@ -134,13 +134,13 @@ impl Word {
 }
 
 /// Cue phrases, by their first four bytes: a bit set says where one may
-/// start (one test per space in the text), a map gives the phrases that
+/// start (one test per space in the text), a list sorted by key gives the phrases that
 /// start so, compared byte by byte (ASCII case-insensitive).
 struct CueIndex {
     /// Bit `start_slot(key)` is set for every phrase's key.
     starts: Box<[u64]>,
-    /// Per key: the phrases that start with it.
-    by_key: HashMap<u32, Vec<CuePhrase>>,
+    /// Per key, sorted by key: the phrases that start with it.
+    by_key: Vec<(u32, Vec<CuePhrase>)>,
 }
 
 /// A cue phrase in lower case, and whether it is weak.
@@ -179,8 +179,11 @@ impl CueIndex {
     #[inline(never)]
     fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, bool)> {
         let rest = &bytes[at..];
-        self.by_key
-            .get(&key)?
+        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(found) => &self.by_key[found].1,
+            Err(_) => return None,
+        };
+        phrases
             .iter()
             .filter(|(phrase, _)| {
                 rest.len() >= phrase.len()
@@ -211,6 +214,8 @@ fn cue_index() -> &'static CueIndex {
             let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
             by_key.entry(key).or_default().push((phrase, *weak));
         }
+        let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
+        by_key.sort_unstable_by_key(|(key, _)| *key);
         CueIndex { starts, by_key }
     })
 }
@@ -331,7 +336,8 @@ fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Ve
         text,
         never,
         lexicon: lexicon(),
-        words: Vec::new(),
+        // A window holds three words or so: no regrowth for most texts.
+        words: Vec::with_capacity(16),
         prev_end: 0,
     };
     let mut pos = 0;
@@ -461,16 +467,30 @@ fn word_before(text: &str, at: usize) -> Option<usize> {
 /// between letters, and `.` then up to three lower-case letters after at
 /// most four (`Sig.ra`, `Dott.ssa`); its byte range.
 fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
-    let rest = &text[from..];
-    let offset = rest.find(|c: char| c.is_alphabetic())?;
-    let start = from + offset;
-    let mut chars = text[start..].char_indices().peekable();
+    let start = next_letter(text, from)?;
+    let bytes = text.as_bytes();
+    let mut at = start;
     let mut end = start;
-    while let Some(&(i, c)) = chars.peek() {
-        let at = start + i;
+    loop {
+        // ASCII letters, the most of any word, a byte at a step; an ASCII
+        // byte that is no letter and no joiner ends the word.
+        match bytes.get(at) {
+            None => break,
+            Some(b) if b.is_ascii_alphabetic() => {
+                at += 1;
+                end = at;
+                continue;
+            }
+            Some(b'\'' | b'-' | b'.') => {}
+            Some(b) if b.is_ascii() => break,
+            Some(_) => {}
+        }
+        let Some(c) = text[at..].chars().next() else {
+            break;
+        };
         if c.is_alphabetic() {
-            end = at + c.len_utf8();
-            chars.next();
+            at += c.len_utf8();
+            end = at;
             continue;
         }
         let joiner = matches!(c, '\'' | '’' | '-' | '.');
@@ -485,12 +505,31 @@ fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
             || (text[start..at].chars().count() <= 4
                 && after.chars().take_while(|n| n.is_alphabetic()).count() <= 3);
         if joiner && next_is_letter && abbreviation {
-            chars.next();
+            at += c.len_utf8();
             continue;
         }
         break;
     }
     Some((start, end))
+}
+
+/// The first letter at or after `from`.
+fn next_letter(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(&b) = bytes.get(at) {
+        if b.is_ascii_alphabetic() {
+            return Some(at);
+        }
+        if b >= 0x80
+            && text.is_char_boundary(at)
+            && text[at..].chars().next().is_some_and(char::is_alphabetic)
+        {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 /// Reads words into [`Word`]s, in text order.
@@ -585,6 +624,13 @@ impl Reader<'_> {
             folded.push('.');
             flags = lexicon.flags(folded);
             folded.pop();
+        }
+        if !folded.bytes().any(|b| matches!(b, b'-' | b'\'')) {
+            // One part (most words): the tests of parts below find nothing.
+            if flags == 0 && surname_by_form(folded) {
+                flags = flag::SURNAME | flag::AMBIGUOUS;
+            }
+            return flags;
         }
         // `Saint-Étienne`, `Sainte-Maxime`, `Sant'Angelo`: a place.
         if let Some(head) = folded
@@ -689,6 +735,9 @@ fn glues(c: char) -> bool {
 }
 
 fn case_of(word: &str) -> Case {
+    if word.is_ascii() {
+        return case_of_ascii(word.as_bytes());
+    }
     // The letter that decides: after an elision in the first bytes
     // (`d'Artagnan`, `O’Brien`).
     let elision = word
@@ -710,6 +759,25 @@ fn case_of(word: &str) -> Case {
     }
     let (count, any_lower) = letters.fold((1, false), |(n, lower), c| {
         (n + 1, lower | c.is_lowercase())
+    });
+    shape(count, any_lower)
+}
+
+/// [`case_of`] for an ASCII word (most words read), a byte at a step.
+fn case_of_ascii(word: &[u8]) -> Case {
+    let core = match word.iter().take(4).position(|&b| b == b'\'') {
+        Some(at) => &word[at + 1..],
+        None => word,
+    };
+    let mut letters = core.iter().filter(|b| b.is_ascii_alphabetic());
+    let Some(first) = letters.next() else {
+        return Case::Lower;
+    };
+    if !first.is_ascii_uppercase() {
+        return Case::Lower;
+    }
+    let (count, any_lower) = letters.fold((1, false), |(n, lower), b| {
+        (n + 1, lower | b.is_ascii_lowercase())
     });
     shape(count, any_lower)
 }
@@ -1363,6 +1431,51 @@ mod tests {
         );
         assert_eq!(next_capital("über das Öl", 0), Some(10));
         assert_eq!(next_capital("no capital here at all, none", 0), None);
+    }
+
+    /// The byte-at-a-step paths for ASCII words (`next_word`,
+    /// `case_of`, folding) read words as the char paths do.
+    #[test]
+    fn words_read_alike_in_ascii_and_beyond() {
+        for (text, from, want) in [
+            ("Sig.ra Bianchi", 0, Some((0, 6))),
+            ("open Rossi.jsonl", 4, Some((5, 10))),
+            ("Dott.ssa Neri", 0, Some((0, 8))),
+            ("  O'Brien, hi", 0, Some((2, 9))),
+            ("Siobhan O’Connor.", 8, Some((8, 18))),
+            ("Jean-Pierre-", 0, Some((0, 11))),
+            ("12 Müller-Lüdenscheidt!", 0, Some((3, 24))),
+            ("« Élodie »", 0, Some((3, 10))),
+            ("a-", 0, Some((0, 1))),
+            ("J.-P. Sartre", 0, Some((0, 1))),
+            ("42 _ 7", 0, None),
+        ] {
+            assert_eq!(next_word(text, from), want, "{text}");
+        }
+        for (word, want) in [
+            ("Marco", Case::Title),
+            ("McDonald", Case::Title),
+            ("O'Brien", Case::Title),
+            ("O’Brien", Case::Title),
+            ("d'Artagnan", Case::Title),
+            ("dell'Orto", Case::Lower),
+            ("ROSSI", Case::Upper),
+            ("ÉLODIE", Case::Upper),
+            ("J", Case::Initial),
+            ("É", Case::Initial),
+            ("mario", Case::Lower),
+            ("élodie", Case::Lower),
+            ("'", Case::Lower),
+        ] {
+            assert_eq!(case_of(word), want, "{word}");
+        }
+        for (word, want) in [
+            ("Lucía", "lucia"),
+            ("McDONALD", "mcdonald"),
+            ("O’Brien", "o'brien"),
+        ] {
+            assert_eq!(lexicon::fold(word), want);
+        }
     }
 
     #[test]

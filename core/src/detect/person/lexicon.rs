@@ -305,6 +305,11 @@ pub(super) fn fold(word: &str) -> String {
 /// [`fold`] into `out` (cleared first).
 pub(super) fn fold_into(word: &str, out: &mut String) {
     out.clear();
+    if word.is_ascii() {
+        out.push_str(word);
+        out.make_ascii_lowercase();
+        return;
+    }
     for c in word.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
