@@ -748,7 +748,8 @@ fn runs(words: &[Word], out: &mut Vec<Finding>) {
     // The last accepted name, as (first word, last word), for `Rossi, Mario`.
     let mut last: Option<(usize, usize, usize)> = None;
     while i < words.len() {
-        if !words[i].name_like() && !particle_after_title(words, i) {
+        if !words[i].name_like() && !particle_after_title(words, i) && !caps_surname_first(words, i)
+        {
             i += 1;
             continue;
         }
@@ -759,6 +760,7 @@ fn runs(words: &[Word], out: &mut Vec<Finding>) {
             && !ends_sentence(&words[j - 1])
             && (words[j].name_like()
                 || particle_bridge(words, j)
+                || surnames_joined(words, i, j)
                 || caps_beside_caps(&words[j - 1], &words[j]))
         {
             j += 1;
@@ -766,6 +768,53 @@ fn runs(words: &[Word], out: &mut Vec<Finding>) {
         judge(words, i, j, &mut last, out);
         i = j.max(i + 1);
     }
+}
+
+/// `FOFANA Ibrahima`, `GARCÍA Encarnación`: a surname in capitals the
+/// lists do not know (four letters or more, so not `PDF`), then a given
+/// name in title case that ends the run: forms and tickets write the
+/// surname first and in capitals.
+fn caps_surname_first(words: &[Word], i: usize) -> bool {
+    let word = &words[i];
+    let (Some(given), after) = (words.get(i + 1), words.get(i + 2)) else {
+        return false;
+    };
+    !word.glued
+        && word.case == Case::Upper
+        && word.end - word.start >= 4
+        && !word.known()
+        && !word.is(flag::NOT_NAME | flag::PLACE | flag::TITLE | flag::PARTICLE)
+        && given.gap == Gap::Space
+        && given.case == Case::Title
+        && given.name_like()
+        && given.is(flag::GIVEN)
+        && !given.is(flag::NOT_NAME | flag::PLACE)
+        && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
+}
+
+/// `Jordi Puig i Ferrer`, `Marta de Sousa e Castro`, `Ortega y Gasset`:
+/// Catalan, Portuguese and Spanish join two surnames with `i`, `e`, `y`.
+/// After a given name and a surname, the lower-case `and` at `j` leads to
+/// the second surname when that word is no given name and ends the run.
+fn surnames_joined(words: &[Word], from: usize, j: usize) -> bool {
+    let and = &words[j];
+    let Some(next) = words.get(j + 1) else {
+        return false;
+    };
+    let after = words.get(j + 2);
+    and.conjunction
+        && and.end - and.start == 1
+        && and.gap == Gap::Space
+        && j >= from + 2
+        && words[j - 1].case == Case::Title
+        && words[from..j].iter().any(|w| w.is(flag::GIVEN))
+        && next.gap == Gap::Space
+        && next.case == Case::Title
+        && next.name_like()
+        && !(next.is(flag::GIVEN) && !next.is(flag::SURNAME))
+        && (!next.is(flag::PLACE) || next.is(flag::SURNAME))
+        && !next.is(flag::NOT_NAME)
+        && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
 }
 
 /// `Frau Prof. von Arnim`, `Dott. de Santis`: lower-case particles after a
@@ -832,7 +881,8 @@ fn judge(
             || words.get(k).is_some_and(|w| {
                 let initial = w.case == Case::Initial && w.dot;
                 let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
-                never_a_name && !initial
+                let joins = w.conjunction && k > from;
+                never_a_name && !initial && !joins
             });
         if split {
             if start < k {
@@ -943,7 +993,9 @@ fn judge_part(
         let w = &words[k];
         w.is(flag::SURNAME)
             && k + 1 == to
-            && (titled || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN)))
+            && (titled
+                || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
+                || (k > from && words[k - 1].conjunction))
     };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
@@ -964,6 +1016,7 @@ fn judge_part(
     if let Some(first_given) = part.iter().position(|w| w.is(flag::GIVEN)) {
         let lead = &part[..first_given];
         if !lead.is_empty()
+            && !caps_surname_first(words, from)
             && lead
                 .iter()
                 .all(|w| !w.known() && w.case != Case::Initial && w.case != Case::Lower)
@@ -988,7 +1041,7 @@ fn judge_part(
                 && !w.is(flag::NOT_NAME)
                 && w.case == Case::Title
                 && !w.sentence_start
-                && !after_determiner(words, from);
+                && (!after_determiner(words, from) || given_after_preposition(words, from));
             // A lone surname is a name mid-sentence (`ask Fernández`), not
             // at a sentence's start or after an article (`the Newton
             // release`); a lone given name is one.
@@ -1000,7 +1053,7 @@ fn judge_part(
                 || (titled && w.case == Case::Title)
                 || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
         }
-        _ => strong >= 1 || known >= 2 || titled,
+        _ => strong >= 1 || known >= 2 || titled || (full == 2 && caps_surname_first(words, from)),
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
     // names (one name, whatever its place in the sentence).
@@ -1155,6 +1208,23 @@ fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> boo
         return true;
     }
     !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
+}
+
+/// Prepositions of company or address, and the Portuguese article that
+/// stands before a man's name (`com o Adalberto`): a given name after one
+/// is a person, not a place (`in Georgia`, `a Lourdes`); in the lexicon as
+/// [`flag::COMPANION`].
+pub(super) const COMPANIONS: &[&str] = &["with", "mit", "con", "com", "avec"];
+
+/// `mit Reinhold`, `con Rigoberto`, `com o Adalberto`: a given name after
+/// a preposition of company (not after `in`, `a`, `the`) is a person,
+/// unless the lists also know it as a place.
+fn given_after_preposition(words: &[Word], k: usize) -> bool {
+    let w = &words[k];
+    w.is(flag::GIVEN)
+        && !w.is(flag::NOT_NAME | flag::PLACE)
+        && after_determiner(words, k)
+        && words[k - 1].is(flag::COMPANION)
 }
 
 fn after_determiner(words: &[Word], k: usize) -> bool {
