@@ -792,6 +792,30 @@ fn caps_surname_first(words: &[Word], i: usize) -> bool {
         && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
 }
 
+/// `Annegret Wöhler`, `Anacleto Furtado`: a given name the lists know
+/// only as ambiguous (the broad lists' names), then a capitalised word
+/// they do not know at all: a surname too rare for the lists. Not when
+/// the run went on before the given name (`Atocha Almudena Grandes`) or
+/// follows a definite article (`the Grace Hopper room`).
+fn given_then_unknown(words: &[Word], from: usize, to: usize) -> bool {
+    let [given, surname] = &words[from..to] else {
+        return false;
+    };
+    let before = from.checked_sub(1).map(|k| &words[k]);
+    let joined_before = given.gap == Gap::Space
+        && before.is_some_and(|b| {
+            b.is(flag::ARTICLE)
+                || (b.case != Case::Lower && !ends_sentence(b) && !b.is(flag::NOT_NAME))
+        });
+    !joined_before
+        && given.case == Case::Title
+        && given.is(flag::GIVEN)
+        && !given.is(flag::NOT_NAME | flag::PLACE)
+        && surname.case == Case::Title
+        && surname.flags == 0
+        && surname.end - surname.start >= 3
+}
+
 /// `Jordi Puig i Ferrer`, `Marta de Sousa e Castro`, `Ortega y Gasset`:
 /// Catalan, Portuguese and Spanish join two surnames with `i`, `e`, `y`.
 /// After a given name and a surname, the lower-case `and` at `j` leads to
@@ -1053,7 +1077,13 @@ fn judge_part(
                 || (titled && w.case == Case::Title)
                 || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
         }
-        _ => strong >= 1 || known >= 2 || titled || (full == 2 && caps_surname_first(words, from)),
+        _ => {
+            strong >= 1
+                || known >= 2
+                || titled
+                || (full == 2 && caps_surname_first(words, from))
+                || given_then_unknown(words, from, to)
+        }
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
     // names (one name, whatever its place in the sentence).
