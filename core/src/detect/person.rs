@@ -792,6 +792,21 @@ fn caps_surname_first(words: &[Word], i: usize) -> bool {
         && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
 }
 
+/// `Hallo Kalle,`, `Oi Tavinho,`: one capitalised word the lists do not
+/// know, right after a greeting word and before a comma or the line's end,
+/// is the name of whom the text greets.
+fn greeted_unknown(words: &[Word], from: usize, to: usize, greeted: bool) -> bool {
+    let w = &words[from];
+    greeted
+        && to == from + 1
+        && from > 0
+        && words[from - 1].is(flag::GREETING)
+        && w.gap == Gap::Space
+        && w.case == Case::Title
+        && w.flags == 0
+        && words.get(to).is_none_or(|n| n.gap != Gap::Space)
+}
+
 /// `Annegret Wöhler`, `Anacleto Furtado`: a given name the lists know
 /// only as ambiguous (the broad lists' names), then a capitalised word
 /// they do not know at all: a surname too rare for the lists. Not when
@@ -1075,6 +1090,7 @@ fn judge_part(
             (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)
+                || greeted_unknown(words, from, to, greeted)
                 || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
         }
         _ => {
