@@ -792,6 +792,20 @@ fn caps_surname_first(words: &[Word], i: usize) -> bool {
         && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
 }
 
+/// `Florence Nakamura`, `Victoria Ashworth`: a place that is also a given
+/// name, first in a run of two, before a surname the lists know and that
+/// is no place word, is the given name.
+fn place_given(words: &[Word], k: usize, from: usize, to: usize) -> bool {
+    let (given, surname) = (&words[k], &words[to - 1]);
+    k == from
+        && to == from + 2
+        && given.is(flag::GIVEN)
+        && given.case == Case::Title
+        && surname.case == Case::Title
+        && surname.is(flag::SURNAME)
+        && !surname.is(flag::PLACE | flag::NOT_NAME)
+}
+
 /// `Hallo Kalle,`, `Oi Tavinho,`: one capitalised word the lists do not
 /// know, right after a greeting word and before a comma or the line's end,
 /// is the name of whom the text greets.
@@ -1041,7 +1055,12 @@ fn judge_part(
     let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
     greeted |= sign_off;
     if !sign_off
-        && (from..to).any(|k| words[k].is(flag::PLACE) && !words[k].strong() && !place_surname(k))
+        && (from..to).any(|k| {
+            words[k].is(flag::PLACE)
+                && !words[k].strong()
+                && !place_surname(k)
+                && !place_given(words, k, from, to)
+        })
     {
         return;
     }
@@ -1631,6 +1650,49 @@ mod tests {
         assert_eq!(names("Termin mit Omar Al-Masri"), ["Omar Al-Masri"]);
         assert!(surname_by_form("popescu") && surname_by_form("kowalewski"));
         assert!(!surname_by_form("rev") && !surname_by_form("geneva"));
+    }
+
+    /// Found on the second development set (`person-eval/dev2`): forms
+    /// that write the surname in capitals first, Catalan and Portuguese
+    /// double surnames, rare names beside known ones.
+    #[test]
+    fn surname_first_in_capitals_and_joined_surnames() {
+        assert_eq!(names("Reporter: FOFANA Ibrahima"), ["FOFANA Ibrahima"]);
+        assert!(names("Send the PDF Report today").is_empty());
+        assert_eq!(
+            names("Reenvíalo a Jordi Puig i Ferrer, por favor."),
+            ["Jordi Puig i Ferrer"]
+        );
+        assert_eq!(
+            names("Contrato revisado por Xavier Puig i Serra."),
+            ["Xavier Puig i Serra"]
+        );
+        // Two people named by surname stay two.
+        assert!(names("Parlato con Rossi e Bianchi.")
+            .iter()
+            .all(|n| !n.contains(" e ")));
+    }
+
+    #[test]
+    fn rare_names_beside_evidence() {
+        // A broad-list given name after `mit`, not after `in`.
+        assert_eq!(names("Telefonat mit Reinhold aus Dresden"), ["Reinhold"]);
+        // A given name, then a surname no list holds.
+        assert_eq!(
+            names("Bitte an Annegret Wöhler schicken."),
+            ["Annegret Wöhler"]
+        );
+        assert!(names("The Grace Hopper room is booked.").is_empty());
+        // An unknown word greeted before a comma.
+        assert_eq!(
+            names(
+                "Hallo Kalle,
+anbei der Vertrag."
+            ),
+            ["Kalle"]
+        );
+        // A place that is a given name, before a known surname.
+        assert_eq!(names("search for Florence Nakamura"), ["Florence Nakamura"]);
     }
 
     #[test]
