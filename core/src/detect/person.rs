@@ -864,7 +864,7 @@ fn surnames_joined(words: &[Word], from: usize, j: usize) -> bool {
         && next.gap == Gap::Space
         && next.case == Case::Title
         && next.name_like()
-        && !(next.is(flag::GIVEN) && !next.is(flag::SURNAME))
+        && (!next.is(flag::GIVEN) || next.is(flag::SURNAME))
         && (!next.is(flag::PLACE) || next.is(flag::SURNAME))
         && !next.is(flag::NOT_NAME)
         && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
