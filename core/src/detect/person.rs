@@ -9,7 +9,9 @@
 //! needs a title, a greeting or a second name part beside it. A run next
 //! to a place or organisation word (`Via Garibaldi`, `Ferrari S.p.A.`) is
 //! not a person, and so is a lone name beside `&` (`Marks & Spencer`).
-//! `Rossi, Mario` and `Moreno Pérez, Ana Belén` are one name. After a cue
+//! `Rossi, Mario` and `Moreno Pérez, Ana Belén` are one name, and so are
+//! `FOFANA Ibrahima` (a surname in capitals first) and `Jordi Puig i
+//! Ferrer` (surnames joined by `i`, `e`, `y`). After a cue
 //! (`my name is`, `me llamo`, `ich heiße`, a title in lower case, `mme`)
 //! the next words are a name even in lower case. A name alone on its line
 //! under one ending in a comma is a sign-off. Titles, greetings and
