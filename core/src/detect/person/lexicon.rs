@@ -32,6 +32,8 @@ pub(super) mod flag {
     pub const SAINT: u16 = 1 << 9;
     /// An article among the particles ([`super::super::ARTICLES`]).
     pub const ARTICLE: u16 = 1 << 10;
+    /// A preposition of company or address ([`super::super::COMPANIONS`]).
+    pub const COMPANION: u16 = 1 << 11;
 }
 
 /// One language's lists, as written in `core/data/person/<lang>/`.
@@ -230,6 +232,9 @@ fn build() -> Lexicon {
     }
     for word in super::ARTICLES {
         add(word, flag::ARTICLE);
+    }
+    for word in super::COMPANIONS {
+        add(word, flag::COMPANION);
     }
     let mut cues = Vec::new();
     for language in &LANGUAGES {
