@@ -252,7 +252,7 @@ impl VmInner {
         };
         let mut store = Store::new(module.engine(), ctx);
         store.call_hook(|mut store, hook| {
-            if hook == wasmtime::CallHook::CallingHost {
+            if matches!(hook, wasmtime::CallHook::CallingHost) {
                 store.data_mut().host_calls += 1;
             }
             Ok(())

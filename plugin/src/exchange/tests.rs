@@ -1300,7 +1300,7 @@ fn chat_answer_body(text: &str) -> Vec<u8> {
 /// fixed cost per request beyond buffering is mostly these). Fails when a
 /// change adds a host call to every request: lower the figure when one is
 /// removed, and justify raising it.
-const TYPICAL_EXCHANGE_HOST_CALLS: u64 = 100;
+const TYPICAL_EXCHANGE_HOST_CALLS: u64 = 26;
 
 #[test]
 fn a_typical_exchange_makes_no_more_host_calls_than_counted() {
