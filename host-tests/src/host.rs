@@ -573,6 +573,18 @@ impl Vm {
         self.inner.borrow_mut().memory_snapshot()
     }
 
+    /// The size of the VM's linear memory in bytes (wasm memory never
+    /// shrinks: this is its peak so far).
+    pub fn memory_size(&self) -> usize {
+        self.inner.borrow_mut().memory_size()
+    }
+
+    /// How many calls the module has made into the host so far (every
+    /// import: proxy-wasm and WASI).
+    pub fn host_calls(&self) -> u64 {
+        self.inner.borrow().ctx().host_calls
+    }
+
     /// Why the VM crashed, if it did.
     pub fn crashed(&self) -> Option<String> {
         self.inner.borrow().crashed().map(str::to_string)

@@ -106,6 +106,8 @@ pub struct VmCtx {
     output: [Vec<u8>; 2],
     /// WASI environment.
     pub env: Vec<(String, String)>,
+    /// Calls the module made into the host (every import, WASI included).
+    pub host_calls: u64,
 }
 
 impl VmCtx {
@@ -246,8 +248,15 @@ impl VmInner {
             properties: HashMap::new(),
             output: [Vec::new(), Vec::new()],
             env: spec.env.clone(),
+            host_calls: 0,
         };
         let mut store = Store::new(module.engine(), ctx);
+        store.call_hook(|mut store, hook| {
+            if matches!(hook, wasmtime::CallHook::CallingHost) {
+                store.data_mut().host_calls += 1;
+            }
+            Ok(())
+        });
         crate::imports::check_imports(linker, &mut store, module)
             .map_err(|e| HostError::Setup(e.to_string()))?;
         let instance = linker
@@ -305,6 +314,14 @@ impl VmInner {
         match self.instance.get_memory(&mut self.store, "memory") {
             Some(memory) => memory.data(&self.store).to_vec(),
             None => Vec::new(),
+        }
+    }
+
+    /// The size of the linear memory in bytes (it never shrinks: its peak).
+    pub fn memory_size(&mut self) -> usize {
+        match self.instance.get_memory(&mut self.store, "memory") {
+            Some(memory) => memory.data_size(&self.store),
+            None => 0,
         }
     }
 

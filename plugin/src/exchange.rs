@@ -178,18 +178,28 @@ impl Exchange {
         }
     }
 
-    /// Request headers.
+    /// Request headers. They are read from the host once: the checks, the
+    /// path and the masking all take them from that read.
     pub fn on_request_headers(&mut self, host: &dyn Host, end_of_stream: bool) -> Flow {
-        if let Some(encoding) = host.request_header("content-encoding") {
+        let Ok(mut pairs) = host.request_headers() else {
+            // Unreadable: not examined, so not forwarded.
+            return self.refuse(host, Refusal::BadHeaders);
+        };
+        if let Some(encoding) = header(&pairs, "content-encoding") {
             if !encoding.trim().eq_ignore_ascii_case("identity") && !end_of_stream {
                 return self.refuse(host, Refusal::EncodedBody);
             }
         }
         // The body changes length (Envoy truncates or hangs otherwise), and
-        // answers must come back as text to be restored.
-        host.remove_request_header("content-length");
-        host.remove_request_header("accept-encoding");
-        let path = host.request_header(":path").unwrap_or_default();
+        // answers must come back as text to be restored. Removed only when
+        // sent (a host call each).
+        for name in ["content-length", "accept-encoding"] {
+            if header(&pairs, name).is_some() {
+                host.remove_request_header(name);
+                pairs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            }
+        }
+        let path = header(&pairs, ":path").unwrap_or_default().to_string();
         self.provider = self.worker.config.provider_for(&path);
         self.path = path;
         // Headers, path and query leave now: they are examined first, with
@@ -198,14 +208,16 @@ impl Exchange {
         if let Some(refusal) = self.vault_refusal(host, &caught_up) {
             return self.refuse(host, refusal);
         }
-        self.mask_headers(host, end_of_stream, false, false)
+        self.mask_headers(host, Some(pairs), end_of_stream, false, false)
     }
 
     /// Masks the headers, path and query; goes on to the body, asks for
     /// entries, or refuses. `resuming`: the request is paused.
+    /// `pairs`: the headers as just read (`None`: read them again).
     fn mask_headers(
         &mut self,
         host: &dyn Host,
+        pairs: Option<Vec<(String, String)>>,
         end_of_stream: bool,
         resuming: bool,
         redact_new: bool,
@@ -214,7 +226,14 @@ impl Exchange {
         let watch = Stopwatch::start(host);
         let outcome = {
             let mut vault = self.worker.vault.borrow_mut();
-            transport::mask_section(host, &mut vault, Section::Headers, findings, redact_new)
+            transport::mask_section(
+                host,
+                &mut vault,
+                Section::Headers,
+                pairs,
+                findings,
+                redact_new,
+            )
         };
         self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
@@ -266,7 +285,7 @@ impl Exchange {
             return self.refuse(host, self.entries_failure);
         }
         self.worker.metrics.add(host, Metric::RequestsRedacted, 1);
-        self.mask_headers(host, end_of_stream, resuming, true)
+        self.mask_headers(host, None, end_of_stream, resuming, true)
     }
 
     /// Request trailers: they end the body. Examined (new values become
@@ -283,7 +302,7 @@ impl Exchange {
         let watch = Stopwatch::start(host);
         let outcome = {
             let mut vault = self.worker.vault.borrow_mut();
-            transport::mask_section(host, &mut vault, Section::Trailers, findings, true)
+            transport::mask_section(host, &mut vault, Section::Trailers, None, findings, true)
         };
         self.timing.mask_us += watch.elapsed_us(host);
         match outcome {
@@ -546,7 +565,7 @@ impl Exchange {
                 self.fail(host, body, size, true);
             }
             (Pending::Headers { end_of_stream }, true) => {
-                self.mask_headers(host, end_of_stream, true, false);
+                self.mask_headers(host, None, end_of_stream, true, false);
             }
             (Pending::Headers { end_of_stream }, false) => {
                 self.fail_headers(host, end_of_stream, true);
@@ -687,6 +706,15 @@ impl Exchange {
         }
         Flow::Continue
     }
+}
+
+/// The first value of header `name` in `pairs` (names compared as ASCII
+/// case-insensitive).
+fn header<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 /// True when the vault has no active entry and no retired surrogate: no

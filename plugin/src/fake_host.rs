@@ -62,6 +62,8 @@ pub struct FakeHost {
     pub shared_reads: RefCell<Vec<String>>,
     /// Body bytes copied into the VM (request and answer), in order.
     pub body_reads: RefCell<Vec<usize>>,
+    /// Every call into this host, counted by [`Host`] method name.
+    pub host_calls: RefCell<BTreeMap<&'static str, u64>>,
 }
 
 impl FakeHost {
@@ -85,6 +87,7 @@ impl FakeHost {
             configuration: RefCell::default(),
             shared_reads: RefCell::default(),
             body_reads: RefCell::default(),
+            host_calls: RefCell::default(),
         }
     }
 
@@ -149,6 +152,16 @@ impl FakeHost {
         let _ = self.shared_set(key, value, None);
     }
 
+    /// The host calls counted since the last take, by method name (and
+    /// starts counting afresh).
+    pub fn take_host_calls(&self) -> BTreeMap<&'static str, u64> {
+        std::mem::take(&mut *self.host_calls.borrow_mut())
+    }
+
+    fn called(&self, kind: &'static str) {
+        *self.host_calls.borrow_mut().entry(kind).or_insert(0) += 1;
+    }
+
     pub fn all_logs(&self) -> String {
         self.logs
             .borrow()
@@ -168,33 +181,40 @@ fn find(headers: &[(String, String)], name: &str) -> Option<String> {
 
 impl Host for FakeHost {
     fn now_ms(&self) -> u64 {
+        self.called("now_ms");
         self.envoy.now_ms.get()
     }
 
     fn clock_us(&self) -> u64 {
+        self.called("clock_us");
         let reads = self.envoy.clock_reads.get();
         self.envoy.clock_reads.set(reads + 1);
         self.envoy.now_ms.get() * 1000 + reads * self.envoy.clock_step_us.get()
     }
 
     fn log(&self, level: Level, message: &str) {
+        self.called("log");
         self.logs.borrow_mut().push((level, message.to_string()));
     }
 
     fn property(&self, _path: &[&str]) -> Option<Vec<u8>> {
+        self.called("property");
         None
     }
 
     fn plugin_configuration(&self) -> Option<Vec<u8>> {
+        self.called("plugin_configuration");
         Some(self.configuration.borrow().clone())
     }
 
     fn set_tick_period(&self, period: Duration) -> Result<(), HostError> {
+        self.called("set_tick_period");
         self.tick_period.set(Some(period));
         Ok(())
     }
 
     fn shared_get(&self, key: &str) -> Result<(Option<Vec<u8>>, Option<u32>), HostError> {
+        self.called("shared_get");
         self.shared_reads.borrow_mut().push(key.to_string());
         Ok(match self.envoy.shared.borrow().get(key) {
             Some((value, cas)) => (Some(value.clone()), Some(*cas)),
@@ -203,6 +223,7 @@ impl Host for FakeHost {
     }
 
     fn shared_set(&self, key: &str, value: &[u8], cas: Option<u32>) -> Result<(), HostError> {
+        self.called("shared_set");
         let mut shared = self.envoy.shared.borrow_mut();
         let current = shared.get(key).map(|(_, c)| *c);
         if let (Some(want), Some(have)) = (cas, current) {
@@ -216,6 +237,7 @@ impl Host for FakeHost {
     }
 
     fn queue_register(&self, name: &str) -> Result<u32, HostError> {
+        self.called("queue_register");
         let mut queues = self.envoy.queues.borrow_mut();
         if let Some(i) = queues.iter().position(|(n, _)| n == name) {
             return Ok(i as u32 + 1);
@@ -225,6 +247,7 @@ impl Host for FakeHost {
     }
 
     fn queue_resolve(&self, _vm_id: &str, name: &str) -> Result<Option<u32>, HostError> {
+        self.called("queue_resolve");
         Ok(self
             .envoy
             .queues
@@ -235,6 +258,7 @@ impl Host for FakeHost {
     }
 
     fn queue_enqueue(&self, queue: u32, message: &[u8]) -> Result<(), HostError> {
+        self.called("queue_enqueue");
         let mut queues = self.envoy.queues.borrow_mut();
         let q = queues
             .get_mut(queue as usize - 1)
@@ -244,6 +268,7 @@ impl Host for FakeHost {
     }
 
     fn queue_dequeue(&self, queue: u32) -> Result<Option<Vec<u8>>, HostError> {
+        self.called("queue_dequeue");
         let mut queues = self.envoy.queues.borrow_mut();
         let q = queues
             .get_mut(queue as usize - 1)
@@ -252,6 +277,7 @@ impl Host for FakeHost {
     }
 
     fn dispatch(&self, callout: &Callout<'_>) -> Result<u32, HostError> {
+        self.called("dispatch");
         if self.dispatch_fails.get() {
             return Err(HostError::BadArgument);
         }
@@ -271,10 +297,12 @@ impl Host for FakeHost {
     }
 
     fn callout_answer(&self, _body_size: usize) -> CalloutAnswer {
+        self.called("callout_answer");
         CalloutAnswer::default()
     }
 
     fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError> {
+        self.called("metric_define");
         let mut metrics = self.envoy.metrics.borrow_mut();
         if let Some(i) = metrics.iter().position(|(n, _, _)| n == name) {
             return Ok(i as u32);
@@ -284,12 +312,14 @@ impl Host for FakeHost {
     }
 
     fn metric_increment(&self, id: u32, by: i64) {
+        self.called("metric_increment");
         if let Some(m) = self.envoy.metrics.borrow_mut().get_mut(id as usize) {
             m.2 += by;
         }
     }
 
     fn metric_record(&self, id: u32, value: u64) {
+        self.called("metric_record");
         if let Some(m) = self.envoy.metrics.borrow_mut().get_mut(id as usize) {
             m.2 = value as i64;
             if m.1 == MetricKind::Histogram {
@@ -299,75 +329,89 @@ impl Host for FakeHost {
     }
 
     fn request_header(&self, name: &str) -> Option<String> {
+        self.called("request_header");
         find(&self.request_headers.borrow(), name)
     }
 
     fn request_headers(&self) -> Result<Vec<(String, String)>, HostError> {
+        self.called("request_headers");
         Ok(self.request_headers.borrow().clone())
     }
 
     fn set_request_header(&self, name: &str, values: &[String]) {
+        self.called("set_request_header");
         set_pairs(&mut self.request_headers.borrow_mut(), name, values);
     }
 
     fn request_trailers(&self) -> Result<Vec<(String, String)>, HostError> {
+        self.called("request_trailers");
         Ok(self.request_trailers.borrow().clone())
     }
 
     fn set_request_trailer(&self, name: &str, values: &[String]) {
+        self.called("set_request_trailer");
         set_pairs(&mut self.request_trailers.borrow_mut(), name, values);
     }
 
     fn remove_request_header(&self, name: &str) {
+        self.called("remove_request_header");
         self.request_headers
             .borrow_mut()
             .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
     }
 
     fn request_body(&self, size: usize) -> Option<Vec<u8>> {
+        self.called("request_body");
         self.body_reads.borrow_mut().push(size);
         let body = self.request_body.borrow();
         Some(body[..size.min(body.len())].to_vec())
     }
 
     fn set_request_body(&self, _size: usize, body: &[u8]) -> Result<(), HostError> {
+        self.called("set_request_body");
         *self.request_body.borrow_mut() = body.to_vec();
         Ok(())
     }
 
     fn resume_request(&self) {
+        self.called("resume_request");
         self.resumed.set(self.resumed.get() + 1);
     }
 
     fn response_header(&self, name: &str) -> Option<String> {
+        self.called("response_header");
         find(&self.response_headers.borrow(), name)
     }
 
     fn remove_response_header(&self, name: &str) {
+        self.called("remove_response_header");
         self.response_headers
             .borrow_mut()
             .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
     }
 
     fn set_response_header(&self, name: &str, value: &str) {
-        self.remove_response_header(name);
-        self.response_headers
-            .borrow_mut()
-            .push((name.to_string(), value.to_string()));
+        self.called("set_response_header");
+        let mut headers = self.response_headers.borrow_mut();
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name.to_string(), value.to_string()));
     }
 
     fn response_body(&self, size: usize) -> Option<Vec<u8>> {
+        self.called("response_body");
         self.body_reads.borrow_mut().push(size);
         let body = self.response_body.borrow();
         Some(body[..size.min(body.len())].to_vec())
     }
 
     fn set_response_body(&self, _size: usize, body: &[u8]) -> Result<(), HostError> {
+        self.called("set_response_body");
         *self.response_body.borrow_mut() = body.to_vec();
         Ok(())
     }
 
     fn send_reply(&self, status: u16, _headers: &[(&str, &str)], body: &[u8]) {
+        self.called("send_reply");
         self.replies
             .borrow_mut()
             .push((status, String::from_utf8_lossy(body).into_owned()));

@@ -18,7 +18,7 @@ use latet_core::feed::{self, FeedFollower};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
 use latet_core::provider::ProviderRef;
 use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
-use latet_core::wire::{EntriesResponse, Event};
+use latet_core::wire::{CompactSnapshot, EntriesResponse, Event};
 use latet_core::CoreError;
 
 /// What one catch-up did (see `latet_core::feed::catch_up`).
@@ -60,9 +60,7 @@ impl WorkerVault {
     /// value and surrogate this worker held); nothing is masked or
     /// restored until a snapshot is loaded again.
     pub fn drop_deleted_key(&mut self) {
-        self.index = SnapshotIndex::empty();
-        self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
-        self.loaded = false;
+        self.drop_index();
         self.key_deleted = true;
     }
 
@@ -165,18 +163,54 @@ impl WorkerVault {
     }
 
     /// A new vault from the shared snapshot (`None`: absent or unreadable).
-    fn rebuilt(&self, host: &dyn Host) -> Option<WorkerVault> {
+    ///
+    /// When the snapshot is at or past this vault's position, this vault's
+    /// index and memo are dropped *before* the new index is built: wasm
+    /// memory never shrinks, so building beside the old one would leave the
+    /// VM at old + new for good. Safe because the VM is single-threaded:
+    /// no request callback runs between the drop and the build, so no
+    /// request ever sees the emptied vault, and requests in flight find the
+    /// new index at their next callback (as with any reload). A snapshot
+    /// that then fails to build (the poller reads every byte before it
+    /// publishes, so only a damaged copy) leaves this vault empty and not
+    /// ready: requests are refused (503) and answers are not restored until
+    /// a snapshot builds, never served from the old index. A snapshot older
+    /// than this vault is built beside it, as before, and thrown away
+    /// (`latet_core::feed::catch_up` never moves a vault back).
+    fn rebuilt(&mut self, host: &dyn Host) -> Option<WorkerVault> {
         let bytes = read_snapshot(host)?;
+        let snapshot_seq = CompactSnapshot::parse(&bytes).ok().map(|c| c.seq);
+        let at_or_past = match (self.position(), snapshot_seq) {
+            (Some(position), Some(seq)) => seq >= position,
+            (None, _) => true,
+            // Unreadable: it will not build; keep the current index.
+            (Some(_), None) => false,
+        };
+        if at_or_past {
+            self.drop_index();
+        }
         let mut rebuilt = WorkerVault::new(self.detectors.clone(), self.memo_capacity_bytes);
         if rebuilt.load_snapshot(bytes).is_err() {
             host.log(
                 Level::Error,
-                "latet: the shared snapshot could not be read; keeping the current index",
+                if at_or_past {
+                    "latet: the shared snapshot could not be read; this worker has no index until one builds"
+                } else {
+                    "latet: the shared snapshot could not be read; keeping the current index"
+                },
             );
             return None;
         }
         rebuilt.feed_answered_at_ms = self.feed_answered_at_ms;
         Some(rebuilt)
+    }
+
+    /// Drops the index and the whole memo (their memory goes back to the
+    /// allocator, zeroed) and marks the vault not ready.
+    fn drop_index(&mut self) {
+        self.index = SnapshotIndex::empty();
+        self.masker = Masker::new(self.detectors.clone(), self.memo_capacity_bytes);
+        self.loaded = false;
     }
 }
 

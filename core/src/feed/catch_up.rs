@@ -131,12 +131,15 @@ pub fn is_current(position: Option<u64>, published: &PublishedState) -> bool {
 /// behind (a gap, a refusal, or no snapshot yet), `rebuild` makes a new
 /// copy from the shared snapshot (`None`: none could be read), the same
 /// events are applied to it, and it replaces `follower` unless it would be
-/// older than `follower` is.
+/// older than `follower` is. `rebuild` may empty `follower` first (to free
+/// its memory before the new copy is built): an emptied follower has no
+/// position, so whatever it builds replaces it, and when it builds nothing
+/// the follower stays empty and not current.
 pub fn catch_up<F: FeedFollower>(
     follower: &mut F,
     published: &PublishedState,
     read_events: impl FnOnce() -> Vec<Event>,
-    rebuild: impl FnOnce(&F) -> Option<F>,
+    rebuild: impl FnOnce(&mut F) -> Option<F>,
 ) -> CatchUp {
     let mut done = CatchUp::default();
     if is_current(follower.position(), published) {

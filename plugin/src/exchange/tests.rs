@@ -6,6 +6,7 @@ use crate::test_support::*;
 use crate::vault::WorkerVault;
 use latet_core::detect::Detectors;
 use latet_core::kind::Kind;
+use std::collections::BTreeMap;
 
 fn worker_with(host: &FakeHost, extra: &str) -> Rc<Worker> {
     let json =
@@ -1257,4 +1258,61 @@ fn a_surrogate_the_worker_had_not_heard_of_stays_as_written() {
     ex.on_response_body(&host, answer.len(), true);
     let body = String::from_utf8(host.response_body.borrow().clone()).unwrap();
     assert!(!body.contains(NEW_MAIL), "{body}");
+}
+
+/// The host calls one typical exchange makes, by kind: headers, a body in
+/// one piece with a known value masked, a whole JSON answer with its
+/// surrogate restored. The worker is warm (its vault current).
+fn typical_exchange_host_calls(
+    host: &FakeHost,
+    worker: &Rc<Worker>,
+) -> BTreeMap<&'static str, u64> {
+    host.take_host_calls();
+    let mut ex = Exchange::new(Rc::clone(worker));
+    let text = "Please write to Mario Rossi about the renewal of the contract.";
+    assert_eq!(send(host, &mut ex, CHAT, &chat(text)), Flow::Continue);
+    assert!(request_body(host).contains("Laura Bianchi"));
+    let answer = chat_answer_body("I wrote to Laura Bianchi.");
+    host.set_response(
+        &[
+            ("content-type", "application/json"),
+            ("content-length", "60"),
+        ],
+        &answer,
+    );
+    assert_eq!(ex.on_response_headers(host, false), Flow::Continue);
+    assert_eq!(
+        ex.on_response_body(host, answer.len(), true),
+        Flow::Continue
+    );
+    let restored = String::from_utf8(host.response_body.borrow().clone()).unwrap();
+    assert!(restored.contains("Mario Rossi"), "{restored}");
+    host.take_host_calls()
+}
+
+fn chat_answer_body(text: &str) -> Vec<u8> {
+    serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]})
+        .to_string()
+        .into_bytes()
+}
+
+/// The host calls of a typical request, counted per kind (the filter's
+/// fixed cost per request beyond buffering is mostly these). Fails when a
+/// change adds a host call to every request: lower the figure when one is
+/// removed, and justify raising it.
+const TYPICAL_EXCHANGE_HOST_CALLS: u64 = 26;
+
+#[test]
+fn a_typical_exchange_makes_no_more_host_calls_than_counted() {
+    let host = ready_host();
+    let worker = worker_with(&host, "");
+    // The first one brings the vault current (reads the snapshot).
+    typical_exchange_host_calls(&host, &worker);
+    let calls = typical_exchange_host_calls(&host, &worker);
+    let total: u64 = calls.values().sum();
+    println!("host calls of a typical exchange: {total} {calls:?}");
+    assert!(
+        total <= TYPICAL_EXCHANGE_HOST_CALLS,
+        "{total} host calls, at most {TYPICAL_EXCHANGE_HOST_CALLS}: {calls:?}"
+    );
 }

@@ -47,10 +47,17 @@ struct SectionTexts {
     target: Option<(String, Vec<TargetPiece>)>,
 }
 
-fn read(host: &dyn Host, section: Section) -> Result<SectionTexts, HostError> {
-    let pairs = match section {
-        Section::Headers => host.request_headers()?,
-        Section::Trailers => host.request_trailers()?,
+/// The section's texts: from `pairs` when the caller already read them
+/// (one host call per callback), else read from the host.
+fn read(
+    host: &dyn Host,
+    section: Section,
+    pairs: Option<Vec<(String, String)>>,
+) -> Result<SectionTexts, HostError> {
+    let pairs = match (pairs, section) {
+        (Some(pairs), _) => pairs,
+        (None, Section::Headers) => host.request_headers()?,
+        (None, Section::Trailers) => host.request_trailers()?,
     };
     let mut names = Vec::new();
     let mut examined = Vec::with_capacity(pairs.len());
@@ -79,15 +86,17 @@ fn read(host: &dyn Host, section: Section) -> Result<SectionTexts, HostError> {
 /// Examines one section of the request and writes the masked texts back.
 /// `redact_new`: new values become placeholders instead of asking for
 /// entries (the failure mode, and trailers: they come after the body, so
-/// nothing waits for a callout there).
+/// nothing waits for a callout there). `pairs`: the section as the caller
+/// just read it from the host (`None`: read it here).
 pub(super) fn mask_section(
     host: &dyn Host,
     vault: &mut crate::vault::WorkerVault,
     section: Section,
+    pairs: Option<Vec<(String, String)>>,
     findings: HeaderFindings,
     redact_new: bool,
 ) -> Result<SectionOutcome, CoreError> {
-    let Ok(texts) = read(host, section) else {
+    let Ok(texts) = read(host, section, pairs) else {
         // Unreadable: not examined, so not forwarded.
         return Ok(SectionOutcome::Refuse(Refusal::BadHeaders));
     };

@@ -133,6 +133,33 @@ fn a_snapshot_reload_never_moves_the_index_back() {
 }
 
 #[test]
+fn a_reload_drops_the_old_index_first_and_a_damaged_snapshot_leaves_it_empty() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[]);
+    let mut v = vault();
+    v.catch_up(&host);
+    assert!(v.index().by_value("Mario Rossi").is_some());
+    // A gap, and the shared snapshot at 10 readable up to its last entry:
+    // the old index was dropped before the build, which fails. The vault
+    // is empty and not ready (requests refused), never the old index.
+    let mut damaged = snapshot_compact(10, 2, vec![giulia()]);
+    damaged.pop();
+    host.put_shared(SNAPSHOT_KEY, &damaged);
+    publish_events(&host, 10, &[added(11, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(!done.current && !done.snapshot_loaded, "{done:?}");
+    assert!(!v.is_ready());
+    assert!(v.index().is_empty());
+    assert!(v.index().by_value("Mario Rossi").is_none());
+    // The next readable snapshot builds.
+    publish(&host, 10, 2, vec![giulia()], &[added(11, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(done.snapshot_loaded && done.current, "{done:?}");
+    assert!(v.is_ready());
+    assert!(v.index().by_value("Giulia Neri").is_some());
+}
+
+#[test]
 fn stale_entries_from_a_callout_are_refused() {
     let host = FakeHost::alone();
     publish(&host, 1, 1, vec![mario()], &[forgotten(2, &mario(), 2)]);

@@ -340,3 +340,39 @@ fn a_rebuild_applies_the_events_after_the_snapshot() {
     assert!(index.by_value("Giulia Neri").is_some());
     assert!(index.by_value("Ugo Bassi").is_some());
 }
+
+#[test]
+fn a_rebuild_that_empties_the_copy_first_replaces_it_or_leaves_it_empty() {
+    // Emptied, then built: the new copy replaces it (an emptied copy has no
+    // position, so nothing counts as moving back).
+    let mut copy = FakeCopy::at(Some(3));
+    let done = catch_up(
+        &mut copy,
+        &published(9, 8),
+        || empty_events(&[9]),
+        |copy| {
+            *copy = FakeCopy::at(None);
+            Some(FakeCopy {
+                from_snapshot: true,
+                ..FakeCopy::at(Some(8))
+            })
+        },
+    );
+    assert!(done.snapshot_loaded && done.current, "{done:?}");
+    assert_eq!((copy.at, copy.from_snapshot), (Some(9), true));
+
+    // Emptied, then nothing built: it stays empty and is not current (its
+    // requests are refused until a snapshot builds), never the old copy.
+    let mut copy = FakeCopy::at(Some(3));
+    let done = catch_up(
+        &mut copy,
+        &published(9, 8),
+        || empty_events(&[9]),
+        |copy| {
+            *copy = FakeCopy::at(None);
+            None
+        },
+    );
+    assert!(!done.snapshot_loaded && !done.current, "{done:?}");
+    assert_eq!(copy.at, None);
+}
