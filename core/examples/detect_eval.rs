@@ -19,6 +19,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+#[path = "support/corpus_files.rs"]
+mod corpus_files;
+
 /// The kinds the corpus marks, by the corpus's names.
 const KINDS: &[(&str, &str)] = &[
     ("person", "name"),
@@ -101,18 +104,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut files: Vec<_> = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect(),
+    let files = match corpus_files::jsonl_files(&dir) {
+        Ok(files) => files,
         Err(e) => {
-            eprintln!("detect_eval: cannot read {dir}: {e}");
+            eprintln!("detect_eval: {e}");
             return ExitCode::from(2);
         }
     };
-    files.sort();
     let mut table: BTreeMap<(String, &str), Tally> = BTreeMap::new();
     let mut texts = 0;
     let mut bytes = 0;

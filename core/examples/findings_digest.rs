@@ -15,6 +15,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::process::ExitCode;
 
+#[path = "support/corpus_files.rs"]
+mod corpus_files;
 #[path = "../benches/support/synthetic.rs"]
 #[allow(dead_code)]
 mod synthetic;
@@ -43,18 +45,13 @@ fn main() -> ExitCode {
         }
     };
     for dir in &dirs {
-        let mut files: Vec<_> = match std::fs::read_dir(dir) {
-            Ok(entries) => entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect(),
+        let files = match corpus_files::jsonl_files(dir) {
+            Ok(files) => files,
             Err(e) => {
-                eprintln!("findings_digest: cannot read {dir}: {e}");
+                eprintln!("findings_digest: {e}");
                 return ExitCode::from(2);
             }
         };
-        files.sort();
         for path in &files {
             let Ok(content) = std::fs::read_to_string(path) else {
                 eprintln!("findings_digest: cannot read {}", path.display());
