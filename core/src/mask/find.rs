@@ -17,18 +17,21 @@ pub(crate) struct Scratch {
     /// Active surrogates written in the text (looked for only when a
     /// detector found something).
     surrogates: Vec<VaultMatch>,
+    /// Retired surrogates written in the text (same condition).
+    retired: Vec<(usize, usize)>,
     pub(crate) findings: Vec<Finding>,
 }
 
 impl Scratch {
     /// Drops the detector findings (no vault slot) that lie inside one of
-    /// our active surrogates written in `text`: the agent resends a
-    /// surrogate (`Giulia Conti`) and a detector reads a part of it
-    /// (`Giulia`) as a new name; masking that part would break the
-    /// surrogate's restore.
+    /// our surrogates, active or retired, written in `text`: the agent
+    /// resends a surrogate (`Giulia Conti`) and a detector reads a part of
+    /// it (`Giulia`) as a new name; masking that part would break the
+    /// surrogate's restore (active) or its echo, which the restorer
+    /// declines whole (retired), and file a needless entry.
     ///
     /// Only findings that no vault value (in `self.vault`) overlaps count
-    /// (those lose to the value anyway), so the surrogate scan runs only for
+    /// (those lose to the value anyway), so the surrogate scans run only for
     /// texts with a new value in them.
     fn drop_findings_inside_surrogates(&mut self, index: &SnapshotIndex, text: &str) {
         let vault = &self.vault;
@@ -40,15 +43,21 @@ impl Scratch {
         }
         self.surrogates.clear();
         index.find_surrogates(text, &mut self.surrogates);
-        if self.surrogates.is_empty() {
+        self.retired.clear();
+        index.find_retired(text, &mut self.retired);
+        if self.surrogates.is_empty() && self.retired.is_empty() {
             return;
         }
-        let surrogates = &self.surrogates;
+        // Strictly inside: a finding that is the whole surrogate is left
+        // to the masker, which keeps it as already fake.
+        let inside = |f: &Finding, (start, end): (usize, usize)| {
+            start <= f.start && f.end <= end && (start, end) != (f.start, f.end)
+        };
+        let (surrogates, retired) = (&self.surrogates, &self.retired);
         self.findings.retain(|f| {
             f.slot.is_some()
-                || !surrogates.iter().any(|s| {
-                    s.start <= f.start && f.end <= s.end && (s.start, s.end) != (f.start, f.end)
-                })
+                || !(surrogates.iter().any(|s| inside(f, (s.start, s.end)))
+                    || retired.iter().any(|&span| inside(f, span)))
         });
     }
 }
