@@ -1345,15 +1345,16 @@ fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> boo
     !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
 }
 
-/// Prepositions of company or address, and the Portuguese article that
-/// stands before a man's name (`com o Adalberto`): a given name after one
-/// is a person, not a place (`in Georgia`, `a Lourdes`); in the lexicon as
-/// [`flag::COMPANION`].
+/// Prepositions of company: a given name right after one is a person,
+/// where after other determiners it may be a place (`in Georgia`,
+/// `a Lourdes`); in the lexicon as [`flag::COMPANION`]. Not the Portuguese
+/// article of `com o Adalberto`: `o` is also Spanish "or", and taking it
+/// cost Spanish precision.
 pub(super) const COMPANIONS: &[&str] = &["with", "mit", "con", "com", "avec"];
 
-/// `mit Reinhold`, `con Rigoberto`, `com o Adalberto`: a given name after
-/// a preposition of company (not after `in`, `a`, `the`) is a person,
-/// unless the lists also know it as a place.
+/// `mit Reinhold`, `con Rigoberto`: a given name right after a
+/// preposition of company (not after `in`, `a`, `the`) is a person, unless
+/// the lists also know it as a place.
 fn given_after_preposition(words: &[Word], k: usize) -> bool {
     let w = &words[k];
     w.is(flag::GIVEN)
