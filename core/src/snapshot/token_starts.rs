@@ -6,6 +6,7 @@
 //! arithmetic elsewhere) and computes a token's end only for the starts a cheap
 //! test keeps (the matchers' pair filter keeps about one in fifteen).
 
+use crate::simd_block::BLOCK;
 use crate::text::is_word_char;
 
 /// Calls `visit(start, token_end)` for every place a key may start, left to
@@ -192,9 +193,6 @@ fn char_step(
     (next, class == WORD)
 }
 
-/// Bytes classed at a step.
-const BLOCK: usize = 16;
-
 /// One bit per byte of a block (bit `n` for byte `n`).
 struct BlockClasses {
     /// ASCII word bytes (`[A-Za-z0-9_]`).
@@ -214,7 +212,7 @@ fn classify(block: &[u8; BLOCK]) -> BlockClasses {
     };
     let v = crate::simd_block::load(block);
     let below = |from: u8, count: u8| u8x16_lt(u8x16_sub(v, u8x16_splat(from)), u8x16_splat(count));
-    let digit = u8x16_lt(u8x16_sub(v, u8x16_splat(b'0')), u8x16_splat(10));
+    let digit = below(b'0', 10);
     // `| 0x20` folds upper case onto lower case (and no other ASCII byte
     // into `a..=z`).
     let folded = v128_or(v, u8x16_splat(0x20));
