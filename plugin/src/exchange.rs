@@ -14,7 +14,7 @@
 
 use crate::config::FailureMode;
 use crate::config::RestoreScopeMode;
-use crate::host::{Callout, CalloutAnswer, Flow, Host, Level};
+use crate::host::{header, Callout, CalloutAnswer, Flow, Host, Level};
 use crate::metrics::{Metric, Stopwatch};
 use crate::poller::ENTRIES_PATH;
 use crate::reply::Refusal;
@@ -706,15 +706,6 @@ impl Exchange {
         }
         Flow::Continue
     }
-}
-
-/// The first value of header `name` in `pairs` (names compared as ASCII
-/// case-insensitive).
-fn header<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
 }
 
 /// True when the vault has no active entry and no retired surrogate: no

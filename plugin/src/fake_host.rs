@@ -3,7 +3,7 @@
 //! "VMs" share one [`FakeEnvoy`] (shared data and queues); each request has
 //! its own headers and bodies.
 
-use crate::host::{Callout, CalloutAnswer, Host, HostError, Level, MetricKind};
+use crate::host::{header, Callout, CalloutAnswer, Host, HostError, Level, MetricKind};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -172,13 +172,6 @@ impl FakeHost {
     }
 }
 
-fn find(headers: &[(String, String)], name: &str) -> Option<String> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.clone())
-}
-
 impl Host for FakeHost {
     fn now_ms(&self) -> u64 {
         self.called("now_ms");
@@ -330,7 +323,7 @@ impl Host for FakeHost {
 
     fn request_header(&self, name: &str) -> Option<String> {
         self.called("request_header");
-        find(&self.request_headers.borrow(), name)
+        header(&self.request_headers.borrow(), name).map(str::to_string)
     }
 
     fn request_headers(&self) -> Result<Vec<(String, String)>, HostError> {
@@ -380,7 +373,7 @@ impl Host for FakeHost {
 
     fn response_header(&self, name: &str) -> Option<String> {
         self.called("response_header");
-        find(&self.response_headers.borrow(), name)
+        header(&self.response_headers.borrow(), name).map(str::to_string)
     }
 
     fn remove_response_header(&self, name: &str) {

@@ -125,3 +125,12 @@ pub trait Host {
     /// Answers the request locally.
     fn send_reply(&self, status: u16, headers: &[(&str, &str)], body: &[u8]);
 }
+
+/// The first value of header `name` in `pairs` as a host gives them (names
+/// compared as ASCII case-insensitive).
+pub(crate) fn header<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
