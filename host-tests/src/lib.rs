@@ -25,6 +25,7 @@ pub mod record;
 pub mod state;
 mod stream;
 pub mod stream_state;
+pub mod synthetic_vault;
 mod vm;
 pub mod wasm_build;
 

@@ -14,34 +14,16 @@ use host_tests::gateway::{
     answer_json, chat_answer, chat_body, config, filter_wasm, CallKind, Gateway, Route,
     FILTER_SOURCES,
 };
+use host_tests::synthetic_vault::{compact_snapshot, surrogate, value};
 use host_tests::wasm_build::release_wasm_variant;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
 const ENTRIES: usize = 300;
+/// The synthetic vault's round (`host_tests::synthetic_vault`).
+const ROUND: u8 = 1;
 const ITERATIONS: u32 = 400;
-
-fn value(i: usize) -> String {
-    format!("person{i}.surname@company{i}-trading.example")
-}
-
-fn surrogate(i: usize) -> String {
-    format!("alias{i}.other@firm{i}-holdings.example")
-}
-
-fn snapshot() -> Vec<u8> {
-    let entries: Vec<serde_json::Value> = (0..ENTRIES)
-        .map(|i| {
-            serde_json::json!({"id": format!("{i:032x}"), "value": value(i),
-                "surrogate": surrogate(i), "kind": "email", "generation": 1})
-        })
-        .collect();
-    serde_json::json!({"version": 1, "generation": 1, "seq": 0, "retired_salt": "5a17",
-        "retired": [], "entries": entries})
-    .to_string()
-    .into_bytes()
-}
 
 /// Fastest and median time in the VM of one request + answer (the fastest is the
 /// least disturbed by a loaded machine), and the request and answer sizes.
@@ -54,7 +36,8 @@ fn run(wasm: &Path) -> (Duration, Duration, usize, usize) {
         nowhere,
     )
     .unwrap();
-    gw.route(CallKind::Snapshot, Route::Scripted(snapshot()));
+    let (snapshot, _) = compact_snapshot(ENTRIES, 1, ROUND).unwrap();
+    gw.route(CallKind::Snapshot, Route::Scripted(snapshot));
     gw.host.advance(1000).unwrap();
     let messages: Vec<String> = (0..20)
         .map(|m| {
@@ -63,7 +46,7 @@ fn run(wasm: &Path) -> (Duration, Duration, usize, usize) {
                     format!(
                         "Message {m}: please write to {} about order {k}, copy the team and keep \
                          the tone friendly; the invoice is attached and due next week. ",
-                        value((m * 2 + k) % ENTRIES)
+                        value((m * 2 + k) % ENTRIES, ROUND)
                     )
                 })
                 .collect()
@@ -75,7 +58,7 @@ fn run(wasm: &Path) -> (Duration, Duration, usize, usize) {
         .map(|i| {
             format!(
                 "I wrote to {} as asked and logged the order. ",
-                surrogate(i)
+                surrogate(i, ROUND)
             )
         })
         .collect();

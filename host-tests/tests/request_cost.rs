@@ -14,66 +14,21 @@
 use host_tests::gateway::{
     chat_answer, chat_body, config, contains, filter_wasm, CallKind, Gateway, Route,
 };
+use host_tests::synthetic_vault::{builds_to_measure, compact_snapshot, surrogate, value};
 use host_tests::wasm_build::floor_filter_wasm;
 use host_tests::{Host, HttpStream, Vm, VmSpec};
-use latet_core::kind::Kind;
-use latet_core::wire::{encode_snapshot, Entry, EntryId, Snapshot, WIRE_VERSION};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 const ENTRIES: usize = 300;
+/// The synthetic vault's round (`host_tests::synthetic_vault`).
+const ROUND: u8 = 1;
 
 /// The host calls of the exchange below, at most. Fails when a change adds
 /// a host call to every request: lower it when one is removed, and justify
 /// raising it.
 const TYPICAL_EXCHANGE_HOST_CALLS: u64 = 24;
-
-fn value(i: usize) -> String {
-    format!("person{i}.surname@company{i}-trading.example")
-}
-
-fn surrogate(i: usize) -> String {
-    format!("alias{i}.other@firm{i}-holdings.example")
-}
-
-fn snapshot() -> Vec<u8> {
-    let entries = (0..ENTRIES)
-        .map(|i| Entry {
-            id: EntryId([
-                (i % 251) as u8,
-                (i / 251) as u8,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-                7,
-            ]),
-            value: value(i),
-            surrogate: surrogate(i),
-            kind: Kind::Email,
-            generation: 1,
-        })
-        .collect();
-    encode_snapshot(&Snapshot {
-        version: WIRE_VERSION,
-        generation: 1,
-        seq: 1,
-        retired_salt: "00112233445566778899aabbccddeeff".to_string(),
-        retired: Vec::new(),
-        entries,
-    })
-    .unwrap()
-}
 
 /// A ~2 KB chat request naming three vault values, and an answer that
 /// echoes their surrogates.
@@ -84,7 +39,7 @@ fn exchange_bodies(round: usize) -> (Vec<u8>, Vec<u8>) {
                 "Message {round}.{k}: please write to {} about the order, copy the team and keep \
                  the tone friendly; the invoice is attached and due next week, thanks a lot. \
                  Also check the shipment notes from the warehouse before you answer them all. ",
-                value((round * 3 + k) % ENTRIES)
+                value((round * 3 + k) % ENTRIES, ROUND)
             )
         })
         .collect();
@@ -93,7 +48,7 @@ fn exchange_bodies(round: usize) -> (Vec<u8>, Vec<u8>) {
         .map(|k| {
             format!(
                 "I wrote to {} as asked. ",
-                surrogate((round * 3 + k) % ENTRIES)
+                surrogate((round * 3 + k) % ENTRIES, ROUND)
             )
         })
         .collect();
@@ -103,7 +58,8 @@ fn exchange_bodies(round: usize) -> (Vec<u8>, Vec<u8>) {
 fn gateway(wasm: &Path) -> Gateway {
     let nowhere = SocketAddr::from(([127, 0, 0, 1], 9));
     let gw = Gateway::start_with(wasm, &config("tok-cost", ""), 1, nowhere).unwrap();
-    gw.route(CallKind::Snapshot, Route::Scripted(snapshot()));
+    let (snapshot, _) = compact_snapshot(ENTRIES, 1, ROUND).unwrap();
+    gw.route(CallKind::Snapshot, Route::Scripted(snapshot));
     gw.host.advance(1000).unwrap();
     gw
 }
@@ -163,7 +119,7 @@ fn exchange(host: &Host, vm: &Vm, round: usize) -> (u64, Steps, HttpStream) {
 /// came back restored.
 fn latet_exchange(gw: &Gateway, round: usize) -> (u64, Steps) {
     let (calls, steps, s) = exchange(&gw.host, gw.worker(1), round);
-    let value = value(round * 3 % ENTRIES);
+    let value = value(round * 3 % ENTRIES, ROUND);
     assert!(
         !contains(&s.upstream_body(), value.as_bytes()),
         "{}",
@@ -199,10 +155,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 #[test]
 #[ignore]
 fn measure_request_cost() {
-    let mut builds: Vec<(&str, PathBuf)> = vec![("current", filter_wasm().unwrap())];
-    if let Ok(path) = std::env::var("LATET_BASELINE_WASM") {
-        builds.push(("baseline", PathBuf::from(path)));
-    }
+    let builds = builds_to_measure().unwrap();
     let gateways: Vec<(&str, Gateway)> = builds
         .iter()
         .map(|(name, wasm)| (*name, gateway(wasm)))
