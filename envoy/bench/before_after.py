@@ -9,11 +9,12 @@ matters. Standard library only.
 import json
 import os
 
+from perf_targets import big_engine_rows
+
 # The latency cells compared: (mode, size), one connection.
 LATENCY_CELLS = (("unique", "2k"), ("unique", "20k"), ("unique", "200k"),
                  ("history", "20k"), ("history", "200k"))
 KEY_VAULTS = ("10k", "100k")
-BIG_BODY_BYTES = 150_000
 
 
 def load_previous(path):
@@ -43,12 +44,8 @@ def key_figures(doc):
             out.append((f"ours added, {size}, {mode}, vault {vault}, 1 conn (p50)",
                         x and x.get("ours_added_us"), "µs", "lower"))
     cases = (doc.get("engine") or {}).get("cases") or []
-    for entries in sorted({r.get("entries") for r in cases if r.get("entries")}):
-        rows = [r for r in cases if r.get("entries") == entries and (r.get("request_bytes") or 0) >= BIG_BODY_BYTES]
-        if not rows:
-            continue
-        r = max(rows, key=lambda r: r["request_bytes"])
-        where = f"{r['request_bytes'] // 1000} KB, vault {entries:,}"
+    for r in big_engine_rows(cases):
+        where = f"{r['request_bytes'] // 1000} KB, vault {r['entries']:,}"
         out.append((f"V8 mask, {where}", r.get("v8_mask_mbps"), "MB/s", "higher"))
         out.append((f"V8 restore, {where}", r.get("v8_restore_mbps"), "MB/s", "higher"))
     for m in doc.get("memory") or []:

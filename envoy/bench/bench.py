@@ -25,6 +25,7 @@ import urllib.request
 
 import before_after
 import perf_targets
+from perf_targets import ratio
 
 FIRST = ["Mario", "Laura", "Giulia", "Paolo", "Ana", "José", "Lucía", "Javier", "Hans", "Greta",
          "Jürgen", "Claire", "Élodie", "Pierre", "John", "Emily", "Oliver", "Sofia", "Marco", "Elena"]
@@ -366,12 +367,6 @@ def load_json(path):
     with open(path, encoding="utf-8") as f:
         text = f.read().strip()
     return json.loads(text) if text else None
-
-
-def ratio(a, b):
-    if a is None or b is None or b == 0:
-        return None
-    return a / b
 
 
 def summarize_latency(rows):
