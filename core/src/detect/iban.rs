@@ -20,32 +20,34 @@ use super::Finding;
 use crate::kind::Kind;
 use crate::text::on_value_boundaries;
 
-/// IBAN length per country (ISO 13616 registry).
+/// The BBAN of each country (ISO 13616 registry), as runs of a count and a
+/// class: `n` digits, `a` letters, `c` letters or digits. The IBAN's length
+/// is 4 + the runs' sum; unknown countries are not IBANs. Checking the
+/// classes, not the length alone, keeps hex identifiers out: a UUID's tail
+/// `ad43-4641-a0f2-2fff5351e79e` has Andorra's length and passes mod-97 one
+/// time in 97, but Andorra's first eight BBAN characters are digits.
 #[rustfmt::skip]
-const LENGTHS: &[(&[u8; 2], usize)] = &[
-    (b"AD", 24), (b"AE", 23), (b"AL", 28), (b"AT", 20), (b"AZ", 28), (b"BA", 20),
-    (b"BE", 16), (b"BG", 22), (b"BH", 22), (b"BR", 29), (b"BY", 28), (b"CH", 21),
-    (b"CR", 22), (b"CY", 28), (b"CZ", 24), (b"DE", 22), (b"DK", 18), (b"DO", 28),
-    (b"EE", 20), (b"EG", 29), (b"ES", 24), (b"FI", 18), (b"FO", 18), (b"FR", 27),
-    (b"GB", 22), (b"GE", 22), (b"GI", 23), (b"GL", 18), (b"GR", 27), (b"GT", 28),
-    (b"HR", 21), (b"HU", 28), (b"IE", 22), (b"IL", 23), (b"IQ", 23), (b"IS", 26),
-    (b"IT", 27), (b"JO", 30), (b"KW", 30), (b"KZ", 20), (b"LB", 28), (b"LC", 32),
-    (b"LI", 21), (b"LT", 20), (b"LU", 20), (b"LV", 21), (b"LY", 25), (b"MC", 27),
-    (b"MD", 24), (b"ME", 22), (b"MK", 19), (b"MR", 27), (b"MT", 31), (b"MU", 30),
-    (b"NL", 18), (b"NO", 15), (b"PK", 24), (b"PL", 28), (b"PS", 29), (b"PT", 25),
-    (b"QA", 29), (b"RO", 24), (b"RS", 22), (b"SA", 24), (b"SC", 31), (b"SD", 18),
-    (b"SE", 24), (b"SI", 19), (b"SK", 24), (b"SM", 27), (b"ST", 25), (b"SV", 28),
-    (b"TL", 23), (b"TN", 24), (b"TR", 26), (b"UA", 29), (b"VA", 22), (b"VG", 24),
-    (b"XK", 20),
-];
-
-/// Countries whose BBAN is digits only (ISO 13616 registry).
-#[rustfmt::skip]
-const DIGITS_ONLY: &[&[u8; 2]] = &[
-    b"AE", b"AT", b"BA", b"BE", b"CR", b"CZ", b"DE", b"DK", b"EE", b"EG", b"ES",
-    b"FI", b"FO", b"GL", b"HR", b"HU", b"IL", b"IS", b"LT", b"LY", b"ME", b"MR",
-    b"NO", b"PL", b"PT", b"RS", b"SD", b"SE", b"SI", b"SK", b"ST", b"TL", b"TN",
-    b"VA", b"XK",
+const BBAN: &[(&[u8; 2], &str)] = &[
+    (b"AD", "8n12c"), (b"AE", "19n"), (b"AL", "8n16c"), (b"AT", "16n"),
+    (b"AZ", "4a20c"), (b"BA", "16n"), (b"BE", "12n"), (b"BG", "4a6n8c"),
+    (b"BH", "4a14c"), (b"BR", "23n1a1c"), (b"BY", "4c4n16c"), (b"CH", "5n12c"),
+    (b"CR", "18n"), (b"CY", "8n16c"), (b"CZ", "20n"), (b"DE", "18n"),
+    (b"DK", "14n"), (b"DO", "4c20n"), (b"EE", "16n"), (b"EG", "25n"),
+    (b"ES", "20n"), (b"FI", "14n"), (b"FO", "14n"), (b"FR", "10n11c2n"),
+    (b"GB", "4a14n"), (b"GE", "2a16n"), (b"GI", "4a15c"), (b"GL", "14n"),
+    (b"GR", "7n16c"), (b"GT", "24c"), (b"HR", "17n"), (b"HU", "24n"),
+    (b"IE", "4a14n"), (b"IL", "19n"), (b"IQ", "4a15n"), (b"IS", "22n"),
+    (b"IT", "1a10n12c"), (b"JO", "4a4n18c"), (b"KW", "4a22c"), (b"KZ", "3n13c"),
+    (b"LB", "4n20c"), (b"LC", "4a24c"), (b"LI", "5n12c"), (b"LT", "16n"),
+    (b"LU", "3n13c"), (b"LV", "4a13c"), (b"LY", "21n"), (b"MC", "10n11c2n"),
+    (b"MD", "20c"), (b"ME", "18n"), (b"MK", "3n10c2n"), (b"MR", "23n"),
+    (b"MT", "4a5n18c"), (b"MU", "4a19n3a"), (b"NL", "4a10n"), (b"NO", "11n"),
+    (b"PK", "4a16c"), (b"PL", "24n"), (b"PS", "4a21c"), (b"PT", "21n"),
+    (b"QA", "4a21c"), (b"RO", "4a16c"), (b"RS", "18n"), (b"SA", "2n18c"),
+    (b"SC", "4a20n3a"), (b"SD", "14n"), (b"SE", "20n"), (b"SI", "15n"),
+    (b"SK", "20n"), (b"SM", "1a10n12c"), (b"ST", "21n"), (b"SV", "4a20n"),
+    (b"TL", "19n"), (b"TN", "20n"), (b"TR", "6n16c"), (b"UA", "6n19c"),
+    (b"VA", "18n"), (b"VG", "4a16n"), (b"XK", "16n"),
 ];
 
 /// The separators between groups (one kind per IBAN).
@@ -87,29 +89,64 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
             bytes[start].to_ascii_uppercase(),
             bytes[start + 1].to_ascii_uppercase(),
         ];
-        let Some(length) = country_length(&code) else {
+        let Some(bban) = country_bban(&code) else {
             continue;
         };
+        let length = 4 + bban_runs(bban).map(|(count, _)| count).sum::<usize>();
         let mut compact = [0u8; MAX_LEN];
         let Some(end) = collect(bytes, start, length, &mut compact) else {
             continue;
         };
         let iban = &compact[..length];
-        let letters_ok = !DIGITS_ONLY.contains(&&code) || iban[4..].iter().all(u8::is_ascii_digit);
-        if letters_ok && mod97(iban) == 1 && on_value_boundaries(text, start, end, true) {
+        if has_structure(&iban[4..], bban)
+            && mod97(iban) == 1
+            && on_value_boundaries(text, start, end, true)
+        {
             out.push(Finding::new(Kind::Iban, start, end));
             from = end;
         }
     }
 }
 
-/// The IBAN length of the country code `code` (capitals), if it is a known
-/// one.
-fn country_length(code: &[u8; 2]) -> Option<usize> {
-    LENGTHS
-        .iter()
+/// The BBAN structure of the country code `code` (capitals), if it is a
+/// known one.
+fn country_bban(code: &[u8; 2]) -> Option<&'static str> {
+    BBAN.iter()
         .find(|(country, _)| *country == code)
-        .map(|(_, length)| *length)
+        .map(|(_, bban)| *bban)
+}
+
+/// The runs of a BBAN structure (`8n12c` → (8, `n`), (12, `c`)).
+fn bban_runs(bban: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let mut count = 0;
+    bban.bytes().filter_map(move |b| {
+        if b.is_ascii_digit() {
+            count = count * 10 + usize::from(b - b'0');
+            None
+        } else {
+            Some((std::mem::take(&mut count), b))
+        }
+    })
+}
+
+/// `bban` (as written, either case) has the classes of `structure`.
+fn has_structure(bban: &[u8], structure: &str) -> bool {
+    let mut rest = bban;
+    for (count, class) in bban_runs(structure) {
+        let Some((run, after)) = rest.split_at_checked(count) else {
+            return false;
+        };
+        let fits = |b: &u8| match class {
+            b'n' => b.is_ascii_digit(),
+            b'a' => b.is_ascii_alphabetic(),
+            _ => b.is_ascii_alphanumeric(),
+        };
+        if !run.iter().all(fits) {
+            return false;
+        }
+        rest = after;
+    }
+    rest.is_empty()
 }
 
 /// Reads `length` IBAN characters from `start` into `compact`: groups of
@@ -161,11 +198,18 @@ fn collect(
         pos += 1;
     }
     // A longer run is not this country's IBAN (nor one that goes on after
-    // a dash or a dot: `DE89-…-00-1`).
-    let goes_on = matches!(separator, Some(b'-' | b'.'))
-        && bytes.get(pos) == separator.as_ref()
-        && bytes.get(pos + 1).is_some_and(is_iban_byte);
-    if goes_on || bytes.get(pos).is_some_and(is_iban_byte) {
+    // a dash or a dot, `DE89-…-00-1`, or that a chain joined by the same
+    // separator leads into, `…4d2e-ad43-4641-…`: an identifier's groups).
+    let joined = |at: Option<usize>, next: Option<usize>| {
+        matches!(separator, Some(b'-' | b'.'))
+            && at.and_then(|at| bytes.get(at)) == separator.as_ref()
+            && next
+                .and_then(|next| bytes.get(next))
+                .is_some_and(is_iban_byte)
+    };
+    let goes_on = joined(Some(pos), Some(pos + 1));
+    let comes_after = joined(start.checked_sub(1), start.checked_sub(2));
+    if goes_on || comes_after || bytes.get(pos).is_some_and(is_iban_byte) {
         return None;
     }
     Some(pos)
@@ -301,6 +345,27 @@ mod tests {
             ("DE89  3704 0044 0532 0130 00", &[]),  // double space
             ("DE89-3704-0044-0532-0130-00-1", &[]), // continues
             ("DE89.3704.0044.0532.0130.00.12", &[]),
+            ("1-DE89-3704-0044-0532-0130-00", &[]), // the chain begins before
+            (
+                "file-DE89370400440532013000.pdf",
+                &["DE89370400440532013000"],
+            ),
+            // a UUID's tail: Andorra's length and mod-97, digits where
+            // Andorra's BBAN has digits only
+            ("id 5f0c2b9e-ad43-4641-a0f2-2fff5351e79e", &[]),
+            ("ad43 4641 a0f2 2fff 5351 e79e", &[]),
+            (
+                "AD12 0001 2030 2003 5910 0100",
+                &["AD12 0001 2030 2003 5910 0100"],
+            ),
+            (
+                "BR18 0036 0305 0000 1000 9795 493C 1",
+                &["BR18 0036 0305 0000 1000 9795 493C 1"],
+            ),
+            (
+                "MU17 BOMM 0101 1010 3030 0200 000M UR",
+                &["MU17 BOMM 0101 1010 3030 0200 000M UR"],
+            ),
             ("Es91 2100 0418 4502 0005 1332", &[]), // code in mixed case
             ("de 89 3704 0044 0532 0130 00", &[]),  // spaced code in lower case
             ("it89 with some more text here and", &[]), // prose, check holds
