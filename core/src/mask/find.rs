@@ -30,15 +30,25 @@ impl Scratch {
     /// surrogate's restore (active) or its echo, which the restorer
     /// declines whole (retired), and file a needless entry.
     ///
+    /// Vault values inside one of our surrogates are dropped too: a lone
+    /// given name in the vault (`José`, from a text that named someone by
+    /// it) is a part of another person's name surrogate (`José Faria`);
+    /// replacing that part would break the surrogate's restore.
+    ///
     /// Only findings that no vault value (in `self.vault`) overlaps count
-    /// (those lose to the value anyway), so the surrogate scans run only for
-    /// texts with a new value in them.
+    /// (those lose to the value anyway), and only name values next to a word
+    /// of the same case, so the surrogate scans run only for texts with a
+    /// new value or such a name in them.
     fn drop_findings_inside_surrogates(&mut self, index: &SnapshotIndex, text: &str) {
         let vault = &self.vault;
         let new = |f: &Finding| {
             f.slot.is_none() && !vault.iter().any(|m| m.start < f.end && f.start < m.end)
         };
-        if !self.findings.iter().any(new) {
+        let part_of_a_name = |m: &VaultMatch| {
+            index.entry(m.slot).is_some_and(|e| *e.kind == Kind::Name)
+                && next_to_a_word_of_its_case(text, m.start, m.end)
+        };
+        if !self.findings.iter().any(new) && !vault.iter().any(part_of_a_name) {
             return;
         }
         self.surrogates.clear();
@@ -54,12 +64,46 @@ impl Scratch {
             start <= f.start && f.end <= end && (start, end) != (f.start, f.end)
         };
         let (surrogates, retired) = (&self.surrogates, &self.retired);
-        self.findings.retain(|f| {
-            f.slot.is_some()
-                || !(surrogates.iter().any(|s| inside(f, (s.start, s.end)))
-                    || retired.iter().any(|&span| inside(f, span)))
+        let in_a_surrogate = |f: &Finding| {
+            surrogates.iter().any(|s| inside(f, (s.start, s.end)))
+                || retired.iter().any(|&span| inside(f, span))
+        };
+        self.findings
+            .retain(|f| f.slot.is_some() || !in_a_surrogate(f));
+        self.vault.retain(|m| {
+            !in_a_surrogate(&Finding {
+                kind: Kind::Name,
+                start: m.start,
+                end: m.end,
+                slot: Some(m.slot),
+            })
         });
     }
+}
+
+/// Whether the span `start..end` of `text` stands next to another word,
+/// across one space or hyphen, whose first letter has the case of the
+/// span's: the span may be a part of a longer name (`José` in `José
+/// Faria`).
+fn next_to_a_word_of_its_case(text: &str, start: usize, end: usize) -> bool {
+    let Some(first) = text[start..].chars().next() else {
+        return false;
+    };
+    let same_case = |c: char| c.is_alphabetic() && c.is_uppercase() == first.is_uppercase();
+    let joiner = |c: char| c == ' ' || c == '-';
+    let mut after = text[end..].chars();
+    if after.next().is_some_and(joiner) && after.next().is_some_and(same_case) {
+        return true;
+    }
+    let mut before = text[..start].chars().rev();
+    if !before.next().is_some_and(joiner) {
+        return false;
+    }
+    // The reversed word's last char is its first.
+    before
+        .take_while(|c| c.is_alphanumeric())
+        .last()
+        .is_some_and(same_case)
 }
 
 /// New values found in a request, distinct, in the order first seen.
