@@ -302,8 +302,10 @@ def cmd_forget(args):
         if status == 200 and answer is not None and value in answer:
             restored_before += 1
         base = read_counter(args.admin, counter)
-        post_json(control + "/_latet/apps/v1/forget", forget_token, {"values": [value]})
+        # From the forget request sent: a small vault's forget is applied on
+        # every worker before the API has answered.
         t0 = time.perf_counter()
+        post_json(control + "/_latet/apps/v1/forget", forget_token, {"values": [value]})
         if per_forget is None:
             # Calibration: how much one forget moves the counter (one per
             # worker VM that applies it), once it settles.
