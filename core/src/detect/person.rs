@@ -1812,6 +1812,22 @@ anbei der Vertrag."
     }
 
     #[test]
+    fn short_forms_and_nicknames_are_names() {
+        // Messages call people by short forms (`given.txt`'s nicknames);
+        // alone mid-sentence they need the lists to know them.
+        for (text, name) in [
+            ("Please loop in Bex before Friday.", "Bex"),
+            ("Pregúntale a Chema por la factura.", "Chema"),
+            ("Ne parlo domani con Totò in ufficio.", "Totò"),
+            ("Kannst du das Uschi weiterleiten?", "Uschi"),
+            ("Il faut relancer Dédé avant lundi.", "Dédé"),
+            ("O relatório ficou com o Tião ontem.", "Tião"),
+        ] {
+            assert_eq!(names(text), [name], "{text}");
+        }
+    }
+
+    #[test]
     fn greetings_and_titles_make_ambiguous_names_names() {
         assert_eq!(names("Dear Will,"), ["Will"]);
         assert_eq!(names("Rosa Martínez llamó"), ["Rosa Martínez"]);
