@@ -644,6 +644,12 @@ impl Reader<'_> {
                 return flag::PLACE;
             }
         }
+        // `l'Ascension`, `l'Alzheimer`, `L'Oréal`: after the elided article
+        // of French and Italian stands a noun, a feast, a disease or a
+        // brand, not a person (names elide `d'`, `D'Angelo`).
+        if folded.starts_with("l'") {
+            return flag::NOT_NAME;
+        }
         // `Konrad-Adenauer-Allee`, `Jean-Jaurès-Platz`: a street.
         if let Some((_, tail)) = folded.rsplit_once('-') {
             if lexicon.flags(tail) & (flag::PLACE | flag::GIVEN | flag::SURNAME) == flag::PLACE {
@@ -1809,6 +1815,27 @@ anbei der Vertrag."
         );
         // A place that is a given name, before a known surname.
         assert_eq!(names("search for Florence Nakamura"), ["Florence Nakamura"]);
+    }
+
+    #[test]
+    fn eponyms_are_not_persons() {
+        // Laws, prizes, funds and days named after someone
+        // (`place_words.txt`), and a noun after an elided article.
+        for text in [
+            "The Marshall Fund mailbox is full.",
+            "Closed on Memorial Day, back on Tuesday.",
+            "Der Georg-Büchner-Preis wird im Herbst vergeben.",
+            "La legge Merlin è del 1958.",
+            "La loi Evin encadre la publicité.",
+            "Che differenza c'è tra l'Alzheimer e la demenza?",
+            "Le bureau ferme pour l'Ascension.",
+            "Wann wurde der FC Bayern zuletzt Meister?",
+            "Le tabac est taxé en France depuis longtemps.",
+        ] {
+            assert!(names(text).is_empty(), "{text}");
+        }
+        // A surname that is also a place word stays one after a given name.
+        assert_eq!(names("I spoke to Doris Day."), ["Doris Day"]);
     }
 
     #[test]
