@@ -9,11 +9,12 @@ use std::fs;
 use std::path::Path;
 
 /// A comment line the lexicon reads as a section marker
-/// (`lexicon::cue_lines`: `# weak`, `# greeting`, any case and spacing).
+/// (`lexicon::cue_lines`: `# weak`, `# greeting`, `# lower`, any case and
+/// spacing).
 fn is_marker(line: &str) -> bool {
     line.strip_prefix('#')
         .map(|heading| heading.trim().to_ascii_lowercase())
-        .is_some_and(|heading| heading == "weak" || heading == "greeting")
+        .is_some_and(|heading| matches!(heading.as_str(), "weak" | "greeting" | "lower"))
 }
 
 fn main() {
@@ -39,7 +40,7 @@ fn main() {
             let kept: String = text
                 .lines()
                 .map(str::trim)
-                // `# weak` and `# greeting` are section markers (cues.txt).
+                // `# weak`, `# greeting`, `# lower` are section markers (cues.txt).
                 .filter(|l| !l.is_empty() && (!l.starts_with('#') || is_marker(l)))
                 .flat_map(|l| [l, "\n"])
                 .collect();

@@ -106,6 +106,11 @@ pub(super) struct Lexicon {
     /// words split by one space, with whether the cue is weak (`i am`,
     /// `soy`: it takes only known names).
     pub(super) cues: Vec<(Box<str>, bool)>,
+    /// The weak cues that take only a lower-case given name the lists know
+    /// as nothing else (`between kwame and`, `mensagem pro zé`), in lower
+    /// case: after words this common, a word that is also a common word
+    /// or a place (`with max`, `entre paz`) is prose.
+    pub(super) lower_cues: Vec<Box<str>>,
 }
 
 impl Lexicon {
@@ -176,6 +181,9 @@ enum CueSection {
     /// After a line `# greeting`: marks the next capitalised words as a
     /// name, takes no lower-case ones.
     Greeting,
+    /// After a line `# lower`: a weak cue that takes only a lower-case
+    /// given name the lists know as nothing else.
+    Lower,
 }
 
 fn cue_lines(list: &'static str) -> impl Iterator<Item = (&'static str, CueSection)> {
@@ -186,6 +194,7 @@ fn cue_lines(list: &'static str) -> impl Iterator<Item = (&'static str, CueSecti
             match heading.trim().to_ascii_lowercase().as_str() {
                 "weak" => section = CueSection::Weak,
                 "greeting" => section = CueSection::Greeting,
+                "lower" => section = CueSection::Lower,
                 _ => {} // a comment
             }
             return None;
@@ -237,6 +246,7 @@ fn build() -> Lexicon {
         add(word, flag::COMPANION);
     }
     let mut cues = Vec::new();
+    let mut lower_cues = Vec::new();
     for language in &LANGUAGES {
         for entry in entries(language.particles) {
             for word in entry.split_whitespace() {
@@ -262,14 +272,18 @@ fn build() -> Lexicon {
             };
             match section {
                 CueSection::Greeting => add(last, flag::GREETING),
-                CueSection::Strong | CueSection::Weak => {
+                CueSection::Strong | CueSection::Weak | CueSection::Lower => {
                     // Matched on the text as written: in lower case with
                     // its diacritics (`ich heiße`) and without them.
-                    let weak = section == CueSection::Weak;
+                    let weak = section != CueSection::Strong;
                     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
                     let folded: Vec<String> = words.iter().map(|w| fold(w)).collect();
                     cues.push((lower.join(" ").into_boxed_str(), weak));
                     cues.push((folded.join(" ").into_boxed_str(), weak));
+                    if section == CueSection::Lower {
+                        lower_cues.push(lower.join(" ").into_boxed_str());
+                        lower_cues.push(folded.join(" ").into_boxed_str());
+                    }
                 }
             }
         }
@@ -296,7 +310,13 @@ fn build() -> Lexicon {
     // A phrase listed weak in one language and strong in another is weak.
     cues.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     cues.dedup_by(|a, b| a.0 == b.0);
-    Lexicon { words, cues }
+    lower_cues.sort();
+    lower_cues.dedup();
+    Lexicon {
+        words,
+        cues,
+        lower_cues,
+    }
 }
 
 /// `word` in lower case without diacritics (`Lucía` → `lucia`, `Müller` →
