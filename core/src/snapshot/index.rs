@@ -303,29 +303,16 @@ impl SnapshotIndex {
 
     /// The active entry whose value is exactly `value`.
     pub fn by_value(&self, value: &str) -> Option<EntryRef<'_>> {
-        let mut found = Vec::new();
         self.values
-            .find(value, |s| self.store.get(s).map(|e| e.value), &mut found);
-        found
-            .first()
-            .filter(|m| m.start == 0 && m.end == value.len())
-            .and_then(|m| self.store.get(m.slot))
-            .filter(|e| e.value == value)
+            .exact(value, |s| self.store.get(s).map(|e| e.value))
+            .and_then(|slot| self.store.get(slot))
     }
 
     /// The active entry whose surrogate is exactly `surrogate`.
     pub fn by_surrogate(&self, surrogate: &str) -> Option<EntryRef<'_>> {
-        let mut found = Vec::new();
-        self.surrogates.find(
-            surrogate,
-            |s| self.store.get(s).map(|e| e.surrogate),
-            &mut found,
-        );
-        found
-            .first()
-            .filter(|m| m.start == 0 && m.end == surrogate.len())
-            .and_then(|m| self.store.get(m.slot))
-            .filter(|e| e.surrogate == surrogate)
+        self.surrogates
+            .exact(surrogate, |s| self.store.get(s).map(|e| e.surrogate))
+            .and_then(|slot| self.store.get(slot))
     }
 
     /// True when `candidate` is a retired surrogate.

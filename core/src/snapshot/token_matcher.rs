@@ -351,6 +351,31 @@ impl TokenMatcher {
 
     /// Appends every key found in `text`: word-bounded, leftmost-longest,
     /// non-overlapping. `key_of` gives the key of a slot (None: gone).
+    /// The slot of a key that is exactly `text`: what [`TokenMatcher::find`]
+    /// reports as a match of the whole text, without the walk (and its
+    /// buffer). A key is filed under the hash of all its bytes, and the
+    /// walk's longest match at the text's first byte is the whole text
+    /// whenever the whole text is a key (an indexed key never starts with
+    /// a space, so its first byte is a start; the text's ends are word
+    /// boundaries); the first matching slot of that hash is the one the
+    /// walk takes. The entry lookups (`by_value`, `by_surrogate`) run for
+    /// every detector finding and every e-mail a request sends.
+    pub(crate) fn exact<'k>(
+        &self,
+        text: &str,
+        key_of: impl Fn(Slot) -> Option<&'k str>,
+    ) -> Option<Slot> {
+        if text.is_empty() || text.len() > u16::MAX as usize {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        self.whole
+            .get(token_hash(bytes))
+            .iter()
+            .copied()
+            .find(|&slot| key_of(slot).is_some_and(|key| key.as_bytes() == bytes))
+    }
+
     pub(crate) fn find<'k>(
         &self,
         text: &str,
@@ -527,6 +552,56 @@ mod walk_tests {
             }
         });
         out
+    }
+
+    /// What the entry lookups answered before [`TokenMatcher::exact`]:
+    /// the walk's first match, when it is the whole text.
+    fn whole_by_walk<'k>(
+        matcher: &TokenMatcher,
+        text: &str,
+        key_of: &impl Fn(Slot) -> Option<&'k str>,
+    ) -> Option<Slot> {
+        let mut found = Vec::new();
+        matcher.find(text, key_of, &mut found);
+        found
+            .first()
+            .filter(|m| m.start == 0 && m.end == text.len())
+            .map(|m| m.slot)
+            .filter(|slot| key_of(*slot) == Some(text))
+    }
+
+    #[test]
+    fn the_exact_lookup_answers_as_the_walk_for_whole_texts() {
+        // Every key twice (two slots, one key: the walk's slot is kept).
+        let key_of = |slot: Slot| KEYS.get(slot as usize % KEYS.len()).copied();
+        let matcher = TokenMatcher::build(
+            KEYS.iter()
+                .chain(KEYS.iter())
+                .zip(0..)
+                .map(|(k, s)| (*k, s)),
+        );
+        let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut texts: Vec<String> = Vec::new();
+        for key in KEYS {
+            texts.push(key.to_string());
+            texts.push(format!(" {key}"));
+            texts.push(format!("{key} "));
+            texts.push(format!("{key}x"));
+            texts.push(format!("x{key}"));
+            texts.push(format!("{key}{key}"));
+            texts.push(key.chars().skip(1).collect());
+        }
+        for round in 0..400 {
+            texts.push(random_text(&mut rng, round % 20));
+        }
+        texts.push(String::new());
+        let mut hits = 0;
+        for text in &texts {
+            let exact = matcher.exact(text, key_of);
+            assert_eq!(exact, whole_by_walk(&matcher, text, &key_of), "{text:?}");
+            hits += usize::from(exact.is_some());
+        }
+        assert!(hits >= KEYS.len() - 2, "{hits}");
     }
 
     #[test]
