@@ -365,10 +365,13 @@ impl TokenMatcher {
         text: &str,
         key_of: impl Fn(Slot) -> Option<&'k str>,
     ) -> Option<Slot> {
-        if text.is_empty() || text.len() > u16::MAX as usize {
+        let bytes = text.as_bytes();
+        // The pair filter holds the first two bytes of every key: most
+        // texts that are no key (a domain looked up for every e-mail
+        // sent) end here, before the binary search of the hashes.
+        if text.is_empty() || text.len() > u16::MAX as usize || !self.pairs.may_start(bytes, 0) {
             return None;
         }
-        let bytes = text.as_bytes();
         self.whole
             .get(token_hash(bytes))
             .iter()
