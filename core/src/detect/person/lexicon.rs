@@ -126,10 +126,22 @@ pub(super) fn lexicon() -> &'static Lexicon {
     LEXICON.get_or_init(build)
 }
 
-fn entries(list: &'static str) -> impl Iterator<Item = &'static str> {
-    list.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+/// The entries of a list as `core/build.rs` writes it: sorted, each line
+/// the count of bytes it shares with the entry before (one char, `0` + the
+/// count) and then the rest.
+fn entries(list: &'static str) -> impl Iterator<Item = String> {
+    let mut entry = String::new();
+    list.lines().filter_map(move |line| {
+        let (&count, _) = line.as_bytes().split_first()?;
+        let shared = usize::from(count.checked_sub(b'0')?);
+        let rest = line.get(1..)?;
+        if !entry.is_char_boundary(shared) || shared > entry.len() {
+            return None; // not written by build.rs: a list never reads so
+        }
+        entry.truncate(shared);
+        entry.push_str(rest);
+        Some(entry.clone())
+    })
 }
 
 /// The words of a packed list (`core/data/person/README.md`): five bits
@@ -225,7 +237,7 @@ fn build() -> Lexicon {
     for (list, bits) in word_lists {
         for entry in entries(list) {
             // A hyphenated name is known by its parts too.
-            add(entry, bits);
+            add(&entry, bits);
             if bits & (flag::GIVEN | flag::SURNAME) != 0 && entry.contains('-') {
                 for part in entry.split('-') {
                     add(part, bits);
@@ -414,5 +426,53 @@ impl Hasher for WordHasher {
 
     fn write_u8(&mut self, byte: u8) {
         self.add(u64::from(byte));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The entries of a source list in `core/data/person/` as a maintainer
+    /// wrote it (comment and blank lines left out).
+    fn written(lang: &str, name: &str) -> BTreeSet<String> {
+        let path = format!(
+            "{}/data/person/{lang}/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn front_coded_lists_read_back_as_written() {
+        let langs = ["en", "es", "it", "de", "fr", "pt"];
+        for (language, lang) in LANGUAGES.iter().zip(langs) {
+            let lists = [
+                (language.given, "given"),
+                (language.surnames, "surnames"),
+                (language.ambiguous, "ambiguous"),
+                (language.not_names, "not_names"),
+                (language.place_words, "place_words"),
+                (language.titles, "titles"),
+                (language.particles, "particles"),
+            ];
+            for (list, name) in lists {
+                let read: BTreeSet<String> = entries(list).collect();
+                assert_eq!(read, written(lang, name), "{lang}/{name}");
+                assert!(!read.is_empty(), "{lang}/{name}");
+            }
+        }
+        for (list, name) in [(WORLD_GIVEN, "given"), (WORLD_SURNAMES, "surnames")] {
+            let read: BTreeSet<String> = entries(list).collect();
+            assert_eq!(read, written("world", name), "world/{name}");
+        }
     }
 }
