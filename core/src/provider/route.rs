@@ -105,12 +105,46 @@ impl RouteTable {
 
     /// The provider for a request's `:path` (query and all).
     pub fn provider_for(&self, raw_path: &str) -> ProviderRef {
-        let normal = normalize_path(raw_path);
+        // Every request routes its path: one that is already in normal
+        // form (what clients send) is matched as it is, without the
+        // allocations of normalising it (the same text: a test checks).
+        let owned;
+        let normal = match already_normal(raw_path) {
+            Some(normal) => normal,
+            None => {
+                owned = normalize_path(raw_path);
+                owned.as_str()
+            }
+        };
         self.routes
             .iter()
-            .find(|(pattern, _)| pattern.matches(&normal))
+            .find(|(pattern, _)| pattern.matches(normal))
             .map_or(self.fallback, |(_, provider)| *provider)
     }
+}
+
+/// `raw`'s path part when [`normalize_path`] would give it back unchanged:
+/// `/` then segments of lower-case ASCII letters, digits, `-`, `_`, `~`, `:`,
+/// `.` (no segment only dots), none empty, no escape, `;`, `\` or trailing
+/// slash. `None`: normalise it.
+fn already_normal(raw: &str) -> Option<&str> {
+    let end = raw.find(['?', '#']).unwrap_or(raw.len());
+    let path = &raw[..end];
+    let rest = path.strip_prefix('/')?;
+    if rest.is_empty() {
+        return Some(path);
+    }
+    for segment in rest.split('/') {
+        let plain = segment.bytes().all(|b| {
+            b.is_ascii_lowercase()
+                || b.is_ascii_digit()
+                || matches!(b, b'-' | b'_' | b'~' | b':' | b'.')
+        });
+        if segment.is_empty() || !plain || segment.bytes().all(|b| b == b'.') {
+            return None;
+        }
+    }
+    Some(path)
 }
 
 /// The form of `raw` that routes are matched against (see the module doc).
@@ -172,6 +206,50 @@ mod tests {
         ANTHROPIC_BATCHES, ANTHROPIC_MESSAGES, BEDROCK_CONVERSE, BEDROCK_INVOKE, GEMINI,
         GENERIC_JSON, OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS, OPENAI_RESPONSES,
     };
+
+    #[test]
+    fn a_path_already_normal_is_matched_as_sent() {
+        for raw in [
+            "/",
+            "/v1/chat/completions",
+            "/v1/chat/completions?api-version=2024",
+            "/v1beta/models/gemini-1.5-pro:generatecontent#x",
+            "/v1/files/file-abc_1~2.json",
+        ] {
+            assert_eq!(
+                already_normal(raw),
+                Some(normalize_path(raw).as_str()),
+                "{raw}"
+            );
+        }
+        for raw in [
+            "",
+            "v1/chat",
+            "//v1",
+            "/v1/",
+            "/V1/Chat",
+            "/v1/./chat",
+            "/v1/../chat",
+            "/v1/...",
+            "/v1;x/chat",
+            "/v1%2fchat",
+            "/v1\\chat",
+            "/caf\u{e9}",
+        ] {
+            assert_eq!(already_normal(raw), None, "{raw}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast path never routes a path differently: when it takes a
+        /// path as normal, normalising gives the same text.
+        #[test]
+        fn the_fast_path_agrees_with_normalising(raw in "[/a-zA-Z0-9.;%\\\\:~_?#-]{0,24}") {
+            if let Some(normal) = already_normal(&raw) {
+                proptest::prop_assert_eq!(normal, normalize_path(&raw));
+            }
+        }
+    }
 
     #[test]
     fn paths_are_normalised() {

@@ -5,7 +5,7 @@
 //! the host and writes the masked ones back.
 
 use crate::config::HeaderFindings;
-use crate::host::{Host, HostError};
+use crate::host::Host;
 use crate::reply::Refusal;
 use latet_core::mask::transport::{header_kept, rewrite_target, target_pieces, TargetPiece};
 use latet_core::mask::{MaskOptions, TextsOutcome};
@@ -35,52 +35,41 @@ pub(super) enum SectionOutcome {
     Refuse(Refusal),
 }
 
-/// The texts of one section, in the order they are examined.
-struct SectionTexts {
-    /// Header names (a value in a name refuses the request).
-    names: Vec<String>,
-    /// Header names with their values (in arrival order).
-    pairs: Vec<(String, String)>,
+/// The texts of one section, in the order they are examined. Names and
+/// values are borrowed from the pairs as read: nothing is copied per
+/// header unless something in it is replaced.
+struct SectionTexts<'a> {
+    /// Header names, each once (a value in a name refuses the request).
+    names: Vec<&'a str>,
     /// Which pairs are examined (the others are kept, with a reason).
     examined: Vec<bool>,
     /// `:path` and its components (headers only).
-    target: Option<(String, Vec<TargetPiece>)>,
+    target: Option<(&'a str, Vec<TargetPiece>)>,
 }
 
-/// The section's texts: from `pairs` when the caller already read them
-/// (one host call per callback), else read from the host.
-fn read(
-    host: &dyn Host,
-    section: Section,
-    pairs: Option<Vec<(String, String)>>,
-) -> Result<SectionTexts, HostError> {
-    let pairs = match (pairs, section) {
-        (Some(pairs), _) => pairs,
-        (None, Section::Headers) => host.request_headers()?,
-        (None, Section::Trailers) => host.request_trailers()?,
-    };
-    let mut names = Vec::new();
+/// The texts of a section's `pairs`.
+fn texts(pairs: &[(String, String)], section: Section) -> SectionTexts<'_> {
+    let mut names: Vec<&str> = Vec::with_capacity(pairs.len());
     let mut examined = Vec::with_capacity(pairs.len());
     let mut target = None;
-    for (name, value) in &pairs {
+    for (name, value) in pairs {
         if section == Section::Headers && name == ":path" {
-            target = Some((value.clone(), target_pieces(value)));
+            target = Some((value.as_str(), target_pieces(value)));
             examined.push(false);
             continue;
         }
-        if !name.starts_with(':') && !names.contains(name) {
-            names.push(name.clone());
+        if !name.starts_with(':') && !names.contains(&name.as_str()) {
+            names.push(name);
         }
         // Kept as sent: credentials in credential form, `:method`,
         // `:scheme` (see `header_kept` for each reason).
         examined.push(header_kept(name, value).is_none());
     }
-    Ok(SectionTexts {
+    SectionTexts {
         names,
-        pairs,
         examined,
         target,
-    })
+    }
 }
 
 /// Examines one section of the request and writes the masked texts back.
@@ -96,19 +85,31 @@ pub(super) fn mask_section(
     findings: HeaderFindings,
     redact_new: bool,
 ) -> Result<SectionOutcome, CoreError> {
-    let Ok(texts) = read(host, section, pairs) else {
+    // The section as the caller read it, else read here (one host call).
+    let pairs = match (pairs, section) {
+        (Some(pairs), _) => Ok(pairs),
+        (None, Section::Headers) => host.request_headers(),
+        (None, Section::Trailers) => host.request_trailers(),
+    };
+    let Ok(pairs) = pairs else {
         // Unreadable: not examined, so not forwarded.
         return Ok(SectionOutcome::Refuse(Refusal::BadHeaders));
     };
-    let mut list: Vec<&str> = texts.names.iter().map(String::as_str).collect();
+    let SectionTexts {
+        names,
+        examined,
+        target,
+    } = texts(&pairs, section);
+    // The names first, then the values examined, then the target's pieces.
+    let mut list = names;
     let values_at = list.len();
-    for ((_, value), examined) in texts.pairs.iter().zip(&texts.examined) {
+    for ((_, value), examined) in pairs.iter().zip(&examined) {
         if *examined {
             list.push(value);
         }
     }
     let pieces_at = list.len();
-    if let Some((_, pieces)) = &texts.target {
+    if let Some((_, pieces)) = &target {
         list.extend(pieces.iter().map(|p| p.decoded.as_str()));
     }
     let outcome = vault.mask_texts(&list, MaskOptions { redact_new })?;
@@ -123,10 +124,18 @@ pub(super) fn mask_section(
     if changed && findings == HeaderFindings::Refuse {
         return Ok(SectionOutcome::Refuse(Refusal::ValueInHeader));
     }
+    let values_masked = stats.values_masked + stats.redacted;
+    if !changed {
+        // Every text examined and none replaced: nothing to write back.
+        return Ok(SectionOutcome::Done {
+            values_masked,
+            used,
+        });
+    }
     // Values back, grouped by name (a repeated header keeps its order).
     let mut next = masked[values_at..pieces_at].iter();
-    let mut new_pairs: Vec<(String, String, bool)> = Vec::with_capacity(texts.pairs.len());
-    for ((name, value), examined) in texts.pairs.iter().zip(&texts.examined) {
+    let mut new_pairs: Vec<(String, String, bool)> = Vec::with_capacity(pairs.len());
+    for ((name, value), examined) in pairs.iter().zip(&examined) {
         let replaced = if *examined {
             next.next().cloned().flatten()
         } else {
@@ -155,13 +164,13 @@ pub(super) fn mask_section(
         }
         done.push(name);
     }
-    if let Some((target, pieces)) = &texts.target {
+    if let Some((target, pieces)) = &target {
         if let Some(rewritten) = rewrite_target(target, pieces, &masked[pieces_at..]) {
             host.set_request_header(":path", &[rewritten]);
         }
     }
     Ok(SectionOutcome::Done {
-        values_masked: stats.values_masked + stats.redacted,
+        values_masked,
         used,
     })
 }
