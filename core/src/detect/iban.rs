@@ -111,9 +111,11 @@ pub(super) fn find(text: &str, first_digit: usize, out: &mut Vec<Finding>) {
 /// The BBAN structure of the country code `code` (capitals), if it is a
 /// known one.
 fn country_bban(code: &[u8; 2]) -> Option<&'static str> {
-    BBAN.iter()
-        .find(|(country, _)| *country == code)
-        .map(|(_, bban)| *bban)
+    // Sorted by code (a test holds it so): every digit pair after two
+    // letters asks.
+    BBAN.binary_search_by(|(country, _)| (*country).cmp(code))
+        .ok()
+        .map(|at| BBAN[at].1)
 }
 
 /// The runs of a BBAN structure (`8n12c` → (8, `n`), (12, `c`)).
@@ -279,6 +281,17 @@ mod tests {
             find(text, 0, &mut out);
             assert_eq!(spans_of(text, &out), [*expected], "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_bban_table_is_sorted_by_code_and_sums_to_known_lengths() {
+        assert!(BBAN.windows(2).all(|w| w[0].0 < w[1].0));
+        for (code, bban) in BBAN {
+            let length = 4 + bban_runs(bban).map(|(count, _)| count).sum::<usize>();
+            assert!((15..=MAX_LEN).contains(&length), "{code:?}");
+            assert_eq!(country_bban(code), Some(*bban));
+        }
+        assert_eq!(country_bban(b"ZZ"), None);
     }
 
     #[test]
