@@ -10,7 +10,6 @@
 //! ```
 
 use latet_core::detect::{DetectorConfig, Detectors, Finding};
-use serde::Deserialize;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::process::ExitCode;
@@ -20,11 +19,6 @@ mod corpus_files;
 #[path = "../benches/support/synthetic.rs"]
 #[allow(dead_code)]
 mod synthetic;
-
-#[derive(Deserialize)]
-struct Line {
-    text: String,
-}
 
 fn digest(hasher: &mut DefaultHasher, found: &[Finding]) {
     found.len().hash(hasher);
@@ -45,32 +39,24 @@ fn main() -> ExitCode {
         }
     };
     for dir in &dirs {
-        let files = match corpus_files::jsonl_files(dir) {
+        let files = match corpus_files::texts_by_file(dir) {
             Ok(files) => files,
             Err(e) => {
                 eprintln!("findings_digest: {e}");
                 return ExitCode::from(2);
             }
         };
-        for path in &files {
-            let Ok(content) = std::fs::read_to_string(path) else {
-                eprintln!("findings_digest: cannot read {}", path.display());
-                return ExitCode::from(2);
-            };
+        for (path, texts) in &files {
             let mut hasher = DefaultHasher::new();
             let mut count = 0;
-            for raw in content.lines().filter(|l| !l.trim().is_empty()) {
-                let Ok(line) = serde_json::from_str::<Line>(raw) else {
-                    eprintln!("findings_digest: a bad line in {}", path.display());
-                    return ExitCode::from(2);
-                };
+            for text in texts {
                 // The text as written, and each line of it alone (more
                 // starts and ends of texts).
                 let mut found = Vec::new();
-                detectors.find(&line.text, &mut found);
+                detectors.find(text, &mut found);
                 count += found.len();
                 digest(&mut hasher, &found);
-                for part in line.text.split('\n') {
+                for part in text.split('\n') {
                     found.clear();
                     detectors.find(part, &mut found);
                     count += found.len();

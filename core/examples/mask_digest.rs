@@ -18,7 +18,6 @@ use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker};
 use latet_core::provider;
 use latet_core::snapshot::SnapshotIndex;
-use serde::Deserialize;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::process::ExitCode;
@@ -29,11 +28,6 @@ mod corpus_files;
 #[path = "../benches/support/synthetic.rs"]
 #[allow(dead_code)]
 mod synthetic;
-
-#[derive(Deserialize)]
-struct Line {
-    text: String,
-}
 
 /// Hashes one outcome (an error by its message, which names no value).
 fn digest(hasher: &mut DefaultHasher, outcome: &Result<MaskOutcome, latet_core::CoreError>) {
@@ -150,29 +144,21 @@ fn main() -> ExitCode {
         }
     }
     for dir in &dirs {
-        let files = match corpus_files::jsonl_files(dir) {
+        let files = match corpus_files::texts_by_file(dir) {
             Ok(files) => files,
             Err(e) => {
                 eprintln!("mask_digest: {e}");
                 return ExitCode::from(2);
             }
         };
-        for path in &files {
-            let Ok(content) = std::fs::read_to_string(path) else {
-                eprintln!("mask_digest: cannot read {}", path.display());
-                return ExitCode::from(2);
-            };
+        for (path, texts) in &files {
             let mut hasher = DefaultHasher::new();
             let mut lines = 0;
-            for raw in content.lines().filter(|l| !l.trim().is_empty()) {
-                let Ok(line) = serde_json::from_str::<Line>(raw) else {
-                    eprintln!("mask_digest: a bad line in {}", path.display());
-                    return ExitCode::from(2);
-                };
+            for text in texts {
                 lines += 1;
                 let body = serde_json::json!({
                     "model": "gpt-4o",
-                    "messages": [{"role": "user", "content": line.text}],
+                    "messages": [{"role": "user", "content": text}],
                 })
                 .to_string();
                 for person in [false, true] {
