@@ -147,8 +147,19 @@ struct CueIndex {
     by_key: Vec<(u32, Vec<CuePhrase>)>,
 }
 
-/// A cue phrase in lower case, and whether it is weak.
-type CuePhrase = (Box<[u8]>, bool);
+/// A cue phrase in lower case, and what it takes.
+type CuePhrase = (Box<[u8]>, CueStrength);
+
+/// What the words after a cue phrase must be.
+#[derive(Clone, Copy)]
+struct CueStrength {
+    /// Only names the lists know.
+    weak: bool,
+    /// Only a lower-case given name the lists know as nothing else (a
+    /// `# lower` cue, or a phrase that ends in one). Known when the index is
+    /// built, not looked up per cue: `tell me` stands in much prose.
+    lower: bool,
+}
 
 const START_SLOTS: usize = 1 << 16;
 
@@ -167,7 +178,7 @@ impl CueIndex {
     /// The longest phrase written at `at` (its end, and whether it is
     /// weak). Called after every space: the bit test is all most calls do.
     #[inline]
-    fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, CueStrength)> {
         let &[a, b, c, d] = bytes.get(at..at + 4)? else {
             return None;
         };
@@ -181,7 +192,7 @@ impl CueIndex {
     }
 
     #[inline(never)]
-    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, bool)> {
+    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, CueStrength)> {
         let rest = &bytes[at..];
         let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(found) => &self.by_key[found].1,
@@ -197,7 +208,7 @@ impl CueIndex {
                         .all(|(b, p)| b.to_ascii_lowercase() == *p)
             })
             .max_by_key(|(phrase, _)| phrase.len())
-            .map(|(phrase, weak)| (at + phrase.len(), *weak))
+            .map(|(phrase, strength)| (at + phrase.len(), *strength))
     }
 }
 
@@ -206,6 +217,11 @@ fn cue_index() -> &'static CueIndex {
     CUES.get_or_init(|| {
         let mut starts = vec![0u64; START_SLOTS / 64].into_boxed_slice();
         let mut by_key: HashMap<u32, Vec<CuePhrase>> = HashMap::new();
+        let lower_cues: Vec<Box<[u8]>> = lexicon()
+            .lower_cues
+            .iter()
+            .map(|l| l.bytes().map(|b| b.to_ascii_lowercase()).collect())
+            .collect();
         // Phrases shorter than three bytes (`es`) would start everywhere.
         for (cue, weak) in lexicon().cues.iter().filter(|(c, _)| c.len() >= 3) {
             let mut four = [b' '; 4];
@@ -216,7 +232,9 @@ fn cue_index() -> &'static CueIndex {
             let slot = start_slot(key);
             starts[slot / 64] |= 1 << (slot % 64);
             let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
-            by_key.entry(key).or_default().push((phrase, *weak));
+            let lower = *weak && lower_cues.iter().any(|l| ends_with_phrase(&phrase, l));
+            let strength = CueStrength { weak: *weak, lower };
+            by_key.entry(key).or_default().push((phrase, strength));
         }
         let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
         by_key.sort_unstable_by_key(|(key, _)| *key);
@@ -261,6 +279,8 @@ pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
 struct Cue {
     end: usize,
     weak: bool,
+    /// A `# lower` cue ends here ([`CueStrength::lower`]).
+    lower: bool,
 }
 
 /// The cue phrases of `text` that stand as whole words, by position. A
@@ -271,7 +291,7 @@ fn cue_matches(text: &str) -> Vec<Cue> {
     let index = cue_index();
     let bytes = text.as_bytes();
     let mut check = |at: usize| {
-        let Some((end, weak)) = index.at(bytes, at) else {
+        let Some((end, strength)) = index.at(bytes, at) else {
             return;
         };
         let after_ok = text
@@ -279,7 +299,11 @@ fn cue_matches(text: &str) -> Vec<Cue> {
             .and_then(|rest| rest.chars().next())
             .is_some_and(|c| !c.is_alphanumeric());
         if after_ok && cues.last().is_none_or(|c: &Cue| c.end <= at) {
-            cues.push(Cue { end, weak });
+            cues.push(Cue {
+                end,
+                weak: strength.weak,
+                lower: strength.lower,
+            });
         }
     };
     check(0);
@@ -1375,16 +1399,12 @@ fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
 }
 
-/// Whether the cue phrase ending at `end` is one of the `# lower` cues
-/// (the index keeps only where a cue ends and whether it is weak).
-fn is_lower_cue(text: &str, end: usize) -> bool {
-    let bytes = text.as_bytes();
-    lexicon().lower_cues.iter().any(|phrase| {
-        let phrase = phrase.as_bytes();
-        end >= phrase.len()
-            && bytes[end - phrase.len()..end].eq_ignore_ascii_case(phrase)
-            && (end == phrase.len() || matches!(bytes[end - phrase.len() - 1], b' ' | b'\n'))
-    })
+/// Whether `phrase` is `cue` or ends in it after a space (both in lower
+/// case): a `# lower` cue at the end of a longer phrase still takes only
+/// a lower-case given name.
+fn ends_with_phrase(phrase: &[u8], cue: &[u8]) -> bool {
+    phrase.ends_with(cue)
+        && (phrase.len() == cue.len() || phrase[phrase.len() - cue.len() - 1] == b' ')
 }
 
 /// Names after a cue phrase, whatever their case: up to three words
@@ -1407,7 +1427,7 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
                 from = article.end;
             }
         }
-        let lower_only = cue.weak && is_lower_cue(text, cue.end);
+        let lower_only = cue.weak && cue.lower;
         let mut taken = 0;
         let mut end = 0;
         let mut capitalised = false;
