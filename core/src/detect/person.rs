@@ -1427,7 +1427,7 @@ fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
                 from = article.end;
             }
         }
-        let lower_only = cue.weak && cue.lower;
+        let lower_only = cue.lower; // a `# lower` cue is weak too
         let mut taken = 0;
         let mut end = 0;
         let mut capitalised = false;

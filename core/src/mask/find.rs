@@ -60,24 +60,17 @@ impl Scratch {
         }
         // Strictly inside: a finding that is the whole surrogate is left
         // to the masker, which keeps it as already fake.
-        let inside = |f: &Finding, (start, end): (usize, usize)| {
-            start <= f.start && f.end <= end && (start, end) != (f.start, f.end)
+        let inside = |(f_start, f_end): (usize, usize), (start, end): (usize, usize)| {
+            start <= f_start && f_end <= end && (start, end) != (f_start, f_end)
         };
         let (surrogates, retired) = (&self.surrogates, &self.retired);
-        let in_a_surrogate = |f: &Finding| {
-            surrogates.iter().any(|s| inside(f, (s.start, s.end)))
-                || retired.iter().any(|&span| inside(f, span))
+        let in_a_surrogate = |span: (usize, usize)| {
+            surrogates.iter().any(|s| inside(span, (s.start, s.end)))
+                || retired.iter().any(|&surrogate| inside(span, surrogate))
         };
         self.findings
-            .retain(|f| f.slot.is_some() || !in_a_surrogate(f));
-        self.vault.retain(|m| {
-            !in_a_surrogate(&Finding {
-                kind: Kind::Name,
-                start: m.start,
-                end: m.end,
-                slot: Some(m.slot),
-            })
-        });
+            .retain(|f| f.slot.is_some() || !in_a_surrogate((f.start, f.end)));
+        self.vault.retain(|m| !in_a_surrogate((m.start, m.end)));
     }
 }
 

@@ -152,13 +152,6 @@ pub fn rewrite_target(
 /// `raw` decoded; escapes outside UTF-8 stay as written, `None` when
 /// nothing decodes.
 fn percent_decode(raw: &str, plus_is_space: bool) -> Option<String> {
-    // Most components hold no escape: nothing to decode, no buffers built.
-    if !raw
-        .bytes()
-        .any(|b| b == b'%' || (plus_is_space && b == b'+'))
-    {
-        return None;
-    }
     super::views::percent_decode_mapped(raw, plus_is_space).map(|(text, _)| text)
 }
 

@@ -140,6 +140,13 @@ pub(crate) fn view(text: &str, reading: Reading) -> Option<View> {
 /// escape does not hide the rest of the text's escapes.
 pub(crate) fn percent_decode_mapped(s: &str, plus_is_space: bool) -> Option<(String, Vec<usize>)> {
     let bytes = s.as_bytes();
+    // Most texts hold no escape: nothing to decode, no buffers built.
+    if !bytes
+        .iter()
+        .any(|&b| b == b'%' || (plus_is_space && b == b'+'))
+    {
+        return None;
+    }
     let mut raw = Vec::with_capacity(bytes.len());
     let mut raw_map = Vec::with_capacity(bytes.len());
     let mut escaped = Vec::with_capacity(bytes.len());

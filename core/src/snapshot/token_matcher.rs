@@ -349,8 +349,6 @@ impl TokenMatcher {
         None
     }
 
-    /// Appends every key found in `text`: word-bounded, leftmost-longest,
-    /// non-overlapping. `key_of` gives the key of a slot (None: gone).
     /// The slot of a key that is exactly `text`: what [`TokenMatcher::find`]
     /// reports as a match of the whole text, without the walk (and its
     /// buffer). A key is filed under the hash of all its bytes, and the
@@ -379,6 +377,8 @@ impl TokenMatcher {
             .find(|&slot| key_of(slot).is_some_and(|key| key.as_bytes() == bytes))
     }
 
+    /// Appends every key found in `text`: word-bounded, leftmost-longest,
+    /// non-overlapping. `key_of` gives the key of a slot (None: gone).
     pub(crate) fn find<'k>(
         &self,
         text: &str,
