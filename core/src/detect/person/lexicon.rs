@@ -25,14 +25,14 @@ pub(super) mod flag {
     pub const PARTICLE: u16 = 1 << 6;
     /// The last word of a greeting (`dear`, `hola`, `sehr geehrte`).
     pub const GREETING: u16 = 1 << 7;
-    /// An article, determiner or preposition ([`super::super::DETERMINERS`]).
+    /// An article, determiner or preposition ([`super::super::rules::DETERMINERS`]).
     pub const DETERMINER: u16 = 1 << 8;
     /// A saint's word (`San`, `Santa`, `São`, `Saint`, `Sankt`): the name
-    /// after it is a place, a hospital or a feast ([`super::super::SAINTS`]).
+    /// after it is a place, a hospital or a feast ([`super::super::rules::SAINTS`]).
     pub const SAINT: u16 = 1 << 9;
-    /// An article among the particles ([`super::super::ARTICLES`]).
+    /// An article among the particles ([`super::super::rules::ARTICLES`]).
     pub const ARTICLE: u16 = 1 << 10;
-    /// A preposition of company or address ([`super::super::COMPANIONS`]).
+    /// A preposition of company or address ([`super::super::rules::COMPANIONS`]).
     pub const COMPANION: u16 = 1 << 11;
 }
 
@@ -245,16 +245,16 @@ fn build() -> Lexicon {
             }
         }
     }
-    for word in super::DETERMINERS {
+    for word in super::rules::DETERMINERS {
         add(word, flag::DETERMINER);
     }
-    for word in super::SAINTS {
+    for word in super::rules::SAINTS {
         add(word, flag::SAINT);
     }
-    for word in super::ARTICLES {
+    for word in super::rules::ARTICLES {
         add(word, flag::ARTICLE);
     }
-    for word in super::COMPANIONS {
+    for word in super::rules::COMPANIONS {
         add(word, flag::COMPANION);
     }
     let mut cues = Vec::new();

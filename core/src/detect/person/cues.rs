@@ -1,0 +1,245 @@
+//! Cue phrases (`my name is`, `me llamo`, a title in lower case): where
+//! they stand in a text, and the names after them.
+
+use super::lexicon::{flag, lexicon};
+use super::swar::{load_block, zero_bytes};
+use super::{Case, Finding, Gap, Word};
+use crate::kind::Kind;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Cue phrases, by their first four bytes: a bit set says where one may
+/// start (one test per space in the text), a list sorted by key gives the phrases that
+/// start so, compared byte by byte (ASCII case-insensitive).
+pub(super) struct CueIndex {
+    /// Bit `start_slot(key)` is set for every phrase's key.
+    starts: Box<[u64]>,
+    /// Per key, sorted by key: the phrases that start with it.
+    by_key: Vec<(u32, Vec<CuePhrase>)>,
+}
+
+/// A cue phrase in lower case, and what it takes.
+pub(super) type CuePhrase = (Box<[u8]>, CueStrength);
+
+/// What the words after a cue phrase must be.
+#[derive(Clone, Copy)]
+pub(super) struct CueStrength {
+    /// Only names the lists know.
+    weak: bool,
+    /// Only a lower-case given name the lists know as nothing else (a
+    /// `# lower` cue, or a phrase that ends in one). Known when the index is
+    /// built, not looked up per cue: `tell me` stands in much prose.
+    lower: bool,
+}
+
+pub(super) const START_SLOTS: usize = 1 << 16;
+
+/// Four bytes as a key, ASCII letters in lower case (other bytes change
+/// alike on both sides, which is all a prefilter needs).
+pub(super) fn start_key(four: [u8; 4]) -> u32 {
+    u32::from_le_bytes(four) | 0x2020_2020
+}
+
+pub(super) fn start_slot(key: u32) -> usize {
+    // The top 16 bits: below START_SLOTS.
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
+}
+
+impl CueIndex {
+    /// The longest phrase written at `at` (its end, and whether it is
+    /// weak). Called after every space: the bit test is all most calls do.
+    #[inline]
+    fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, CueStrength)> {
+        let &[a, b, c, d] = bytes.get(at..at + 4)? else {
+            return None;
+        };
+        let key = start_key([a, b, c, d]);
+        let slot = start_slot(key);
+        let word = self.starts.get(slot >> 6)?;
+        if word & (1 << (slot & 63)) == 0 {
+            return None;
+        }
+        self.phrase_at(bytes, at, key)
+    }
+
+    #[inline(never)]
+    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, CueStrength)> {
+        let rest = &bytes[at..];
+        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(found) => &self.by_key[found].1,
+            Err(_) => return None,
+        };
+        phrases
+            .iter()
+            .filter(|(phrase, _)| {
+                rest.len() >= phrase.len()
+                    && rest
+                        .iter()
+                        .zip(phrase.iter())
+                        .all(|(b, p)| b.to_ascii_lowercase() == *p)
+            })
+            .max_by_key(|(phrase, _)| phrase.len())
+            .map(|(phrase, strength)| (at + phrase.len(), *strength))
+    }
+}
+
+pub(super) fn cue_index() -> &'static CueIndex {
+    static CUES: OnceLock<CueIndex> = OnceLock::new();
+    CUES.get_or_init(|| {
+        let mut starts = vec![0u64; START_SLOTS / 64].into_boxed_slice();
+        let mut by_key: HashMap<u32, Vec<CuePhrase>> = HashMap::new();
+        let lower_cues: Vec<Box<[u8]>> = lexicon()
+            .lower_cues
+            .iter()
+            .map(|l| l.bytes().map(|b| b.to_ascii_lowercase()).collect())
+            .collect();
+        // Phrases shorter than three bytes (`es`) would start everywhere.
+        for (cue, weak) in lexicon().cues.iter().filter(|(c, _)| c.len() >= 3) {
+            let mut four = [b' '; 4];
+            for (slot, b) in four.iter_mut().zip(cue.bytes()) {
+                *slot = b;
+            }
+            let key = start_key(four);
+            let slot = start_slot(key);
+            starts[slot / 64] |= 1 << (slot % 64);
+            let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
+            let lower = *weak && lower_cues.iter().any(|l| ends_with_phrase(&phrase, l));
+            let strength = CueStrength { weak: *weak, lower };
+            by_key.entry(key).or_default().push((phrase, strength));
+        }
+        let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
+        by_key.sort_unstable_by_key(|(key, _)| *key);
+        CueIndex { starts, by_key }
+    })
+}
+
+/// A cue phrase found in a text: where it ends, and whether it is weak.
+#[derive(Clone, Copy)]
+pub(super) struct Cue {
+    pub(super) end: usize,
+    pub(super) weak: bool,
+    /// A `# lower` cue ends here ([`CueStrength::lower`]).
+    pub(super) lower: bool,
+}
+
+/// The cue phrases of `text` that stand as whole words, by position. A
+/// phrase is looked for at the text's start and after each space or line
+/// break whose next four bytes start some phrase.
+pub(super) fn cue_matches(text: &str) -> Vec<Cue> {
+    let mut cues = Vec::new();
+    let index = cue_index();
+    let bytes = text.as_bytes();
+    let mut check = |at: usize| {
+        let Some((end, strength)) = index.at(bytes, at) else {
+            return;
+        };
+        let after_ok = text
+            .get(end..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| !c.is_alphanumeric());
+        if after_ok && cues.last().is_none_or(|c: &Cue| c.end <= at) {
+            cues.push(Cue {
+                end,
+                weak: strength.weak,
+                lower: strength.lower,
+            });
+        }
+    };
+    check(0);
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    const BREAKS: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut block_start = 0;
+    while block_start < bytes.len() {
+        let end = (block_start + 8).min(bytes.len());
+        let x = load_block(bytes, block_start);
+        let mut hits = zero_bytes(x ^ SPACES) | zero_bytes(x ^ BREAKS);
+        while hits != 0 {
+            let at = block_start + (hits.trailing_zeros() / 8) as usize + 1;
+            hits &= hits - 1;
+            if at < end + 1 && at <= bytes.len() {
+                check(at);
+            }
+        }
+        block_start = end;
+    }
+    cues
+}
+
+/// Whether `phrase` is `cue` or ends in it after a space (both in lower
+/// case): a `# lower` cue at the end of a longer phrase still takes only
+/// a lower-case given name.
+pub(super) fn ends_with_phrase(phrase: &[u8], cue: &[u8]) -> bool {
+    phrase.ends_with(cue)
+        && (phrase.len() == cue.len() || phrase[phrase.len() - cue.len() - 1] == b' ')
+}
+
+/// Names after a cue phrase, whatever their case: up to three words
+/// (strong cues take words the lists do not know; weak ones only known
+/// names).
+pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Finding>) {
+    for cue in cues {
+        let mut first = words.partition_point(|w| w.start < cue.end);
+        let mut from = cue.end;
+        // `aqui é o gustavo`, `ich bin der niklas`: an article, then a
+        // name the lists know.
+        if let (Some(article), Some(next)) = (words.get(first), words.get(first + 1)) {
+            if article.determiner
+                && text[cue.end..article.start].trim_start().is_empty()
+                && next.gap == Gap::Space
+                && next.known()
+                && !next.is(flag::NOT_NAME | flag::PARTICLE | flag::DETERMINER)
+            {
+                first += 1;
+                from = article.end;
+            }
+        }
+        let lower_only = cue.lower; // a `# lower` cue is weak too
+        let mut taken = 0;
+        let mut end = 0;
+        let mut capitalised = false;
+        for (k, w) in words[first..].iter().enumerate() {
+            if k == 0
+                && !text[from..w.start]
+                    .trim_start_matches([' ', ',', ':'])
+                    .is_empty()
+            {
+                break;
+            }
+            if k > 0 && w.gap != Gap::Space {
+                break;
+            }
+            // A capitalised name after a title is the runs' to judge; a
+            // title cue is for names in lower case (`mme chantal roux`).
+            if k == 0 && w.case != Case::Lower && first > 0 && words[first - 1].is(flag::TITLE) {
+                break;
+            }
+            if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
+                break;
+            }
+            let ok = if lower_only {
+                w.case == Case::Lower && (w.strong() && w.is(flag::GIVEN) || taken > 0 && w.known())
+            } else if cue.weak {
+                w.known()
+            } else {
+                w.known() || taken == 0 || w.is(flag::PARTICLE)
+            };
+            // After a capitalised name, a lower-case word is prose (`Mrs.
+            // Doyle will call`), unless a particle.
+            let prose = taken > 0 && capitalised && w.case == Case::Lower && !w.is(flag::PARTICLE);
+            if !ok || taken == 3 || prose {
+                break;
+            }
+            capitalised |= w.case != Case::Lower;
+            taken += 1;
+            // A name does not end on a particle (`je suis Mamadou Koné de
+            // la société`).
+            if !(w.case == Case::Lower && w.is(flag::PARTICLE)) {
+                end = w.end;
+            }
+        }
+        if taken > 0 && end > words[first].start {
+            let start = words[first].start;
+            out.push(Finding::new(Kind::Name, start, end));
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! The rules over words read: which capitalised runs are names, and
+//! where each name starts and ends.
+
+use super::lexicon::flag;
+use super::{Case, Finding, Gap, Word};
+use crate::kind::Kind;
+
+/// Capitalised runs: found, trimmed, judged, and written to `out`.
+pub(super) fn runs(words: &[Word], out: &mut Vec<Finding>) {
+    let mut i = 0;
+    // The last accepted name, as (first word, last word), for `Rossi, Mario`.
+    let mut last: Option<(usize, usize, usize)> = None;
+    while i < words.len() {
+        if !words[i].name_like() && !particle_after_title(words, i) && !caps_surname_first(words, i)
+        {
+            i += 1;
+            continue;
+        }
+        // Extend: name-like words and lower-case particles between them.
+        let mut j = i + 1;
+        while j < words.len()
+            && words[j].gap == Gap::Space
+            && !ends_sentence(&words[j - 1])
+            && (words[j].name_like()
+                || particle_bridge(words, j)
+                || surnames_joined(words, i, j)
+                || caps_beside_caps(&words[j - 1], &words[j]))
+        {
+            j += 1;
+        }
+        judge(words, i, j, &mut last, out);
+        i = j.max(i + 1);
+    }
+}
+
+/// `FOFANA Ibrahima`, `GARCÍA Encarnación`: a surname in capitals the
+/// lists do not know (four letters or more, so not `PDF`), then a given
+/// name in title case that ends the run: forms and tickets write the
+/// surname first and in capitals.
+pub(super) fn caps_surname_first(words: &[Word], i: usize) -> bool {
+    let word = &words[i];
+    let (Some(given), after) = (words.get(i + 1), words.get(i + 2)) else {
+        return false;
+    };
+    !word.glued
+        && word.case == Case::Upper
+        && word.end - word.start >= 4
+        && !word.known()
+        && !word.is(flag::NOT_NAME | flag::PLACE | flag::TITLE | flag::PARTICLE)
+        && given.gap == Gap::Space
+        && given.case == Case::Title
+        && given.name_like()
+        && given.is(flag::GIVEN)
+        && !given.is(flag::NOT_NAME | flag::PLACE)
+        && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
+}
+
+/// `Florence Nakamura`, `Victoria Ashworth`: a place that is also a given
+/// name, first in a run of two, before a surname the lists know and that
+/// is no place word, is the given name.
+pub(super) fn place_given(words: &[Word], k: usize, from: usize, to: usize) -> bool {
+    let (given, surname) = (&words[k], &words[to - 1]);
+    k == from
+        && to == from + 2
+        && given.is(flag::GIVEN)
+        && given.case == Case::Title
+        && surname.case == Case::Title
+        && surname.is(flag::SURNAME)
+        && !surname.is(flag::PLACE | flag::NOT_NAME)
+}
+
+/// `Hallo Kalle,`, `Oi Tavinho,`: one capitalised word the lists do not
+/// know, right after a greeting word and before a comma or the line's end,
+/// is the name of whom the text greets.
+pub(super) fn greeted_unknown(words: &[Word], from: usize, to: usize, greeted: bool) -> bool {
+    let w = &words[from];
+    greeted
+        && to == from + 1
+        && from > 0
+        && words[from - 1].is(flag::GREETING)
+        && w.gap == Gap::Space
+        && w.case == Case::Title
+        && w.flags == 0
+        && words.get(to).is_none_or(|n| n.gap != Gap::Space)
+}
+
+/// `Annegret Wöhler`, `Anacleto Furtado`: a given name the lists know
+/// only as ambiguous (the broad lists' names), then a capitalised word
+/// they do not know at all: a surname too rare for the lists. Not when
+/// the run went on before the given name (`Atocha Almudena Grandes`) or
+/// follows a definite article (`the Grace Hopper room`).
+pub(super) fn given_then_unknown(words: &[Word], from: usize, to: usize) -> bool {
+    let [given, surname] = &words[from..to] else {
+        return false;
+    };
+    let before = from.checked_sub(1).map(|k| &words[k]);
+    let joined_before = given.gap == Gap::Space
+        && before.is_some_and(|b| {
+            b.is(flag::ARTICLE)
+                || (b.case != Case::Lower && !ends_sentence(b) && !b.is(flag::NOT_NAME))
+        });
+    !joined_before
+        && given.case == Case::Title
+        && given.is(flag::GIVEN)
+        && !given.is(flag::NOT_NAME | flag::PLACE)
+        && surname.case == Case::Title
+        && surname.flags == 0
+        && surname.end - surname.start >= 3
+}
+
+/// `Jordi Puig i Ferrer`, `Marta de Sousa e Castro`, `Ortega y Gasset`:
+/// Catalan, Portuguese and Spanish join two surnames with `i`, `e`, `y`.
+/// After a given name and a surname, the lower-case `and` at `j` leads to
+/// the second surname when that word is no given name and ends the run.
+pub(super) fn surnames_joined(words: &[Word], from: usize, j: usize) -> bool {
+    let and = &words[j];
+    let Some(next) = words.get(j + 1) else {
+        return false;
+    };
+    let after = words.get(j + 2);
+    and.conjunction
+        && and.end - and.start == 1
+        && and.gap == Gap::Space
+        && j >= from + 2
+        && words[j - 1].case == Case::Title
+        && words[from..j].iter().any(|w| w.is(flag::GIVEN))
+        && next.gap == Gap::Space
+        && next.case == Case::Title
+        && next.name_like()
+        && (!next.is(flag::GIVEN) || next.is(flag::SURNAME))
+        && (!next.is(flag::PLACE) || next.is(flag::SURNAME))
+        && !next.is(flag::NOT_NAME)
+        && after.is_none_or(|w| w.gap != Gap::Space || !w.name_like())
+}
+
+/// `Frau Prof. von Arnim`, `Dott. de Santis`: lower-case particles after a
+/// title lead to the name and belong to it.
+pub(super) fn particle_after_title(words: &[Word], i: usize) -> bool {
+    i > 0
+        && words[i].case == Case::Lower
+        && words[i].is(flag::PARTICLE)
+        && words[i].gap == Gap::Space
+        && words[i - 1].is(flag::TITLE)
+        && particle_bridge(words, i)
+}
+
+/// A dot after a whole word (not an initial, not a title) ends a sentence:
+/// `Wendy Liu. Apologies` is two runs.
+pub(super) fn ends_sentence(word: &Word) -> bool {
+    word.dot && word.case != Case::Initial && !word.is(flag::TITLE)
+}
+
+/// `GRAHAM PETTIGREW`: an all-capitals word the lists do not know joins a
+/// known all-capitals name before it.
+pub(super) fn caps_beside_caps(before: &Word, word: &Word) -> bool {
+    !word.glued
+        && word.case == Case::Upper
+        && word.end - word.start >= 3
+        && before.case == Case::Upper
+        && before.known()
+        && !before.is(flag::PARTICLE)
+        && !word.is(flag::NOT_NAME | flag::PLACE)
+}
+
+/// Whether lower-case word `j` (and the ones after it) are particles that
+/// lead, over single spaces, to a name-like word.
+pub(super) fn particle_bridge(words: &[Word], j: usize) -> bool {
+    let mut k = j;
+    while k < words.len() && k < j + 3 {
+        let w = &words[k];
+        if k > j && w.gap != Gap::Space {
+            return false;
+        }
+        if w.case != Case::Lower {
+            return k > j && w.name_like();
+        }
+        if !w.is(flag::PARTICLE) {
+            return false;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Judges the run `words[from..to]` (split at words that are never names)
+/// and writes what is a person.
+pub(super) fn judge(
+    words: &[Word],
+    from: usize,
+    to: usize,
+    last: &mut Option<(usize, usize, usize)>,
+    out: &mut Vec<Finding>,
+) {
+    let mut start = from;
+    for k in from..=to {
+        let split = k == to
+            || words.get(k).is_some_and(|w| {
+                let initial = w.case == Case::Initial && w.dot;
+                let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+                let joins = w.conjunction && k > from;
+                never_a_name && !initial && !joins
+            });
+        if split {
+            if start < k {
+                judge_part(words, start, k, from, last, out);
+            }
+            start = k + 1;
+        }
+    }
+}
+
+pub(super) fn judge_part(
+    words: &[Word],
+    mut from: usize,
+    mut to: usize,
+    run_start: usize,
+    last: &mut Option<(usize, usize, usize)>,
+    out: &mut Vec<Finding>,
+) {
+    // What stands before: a title or a greeting is evidence; a place word
+    // makes the run a place.
+    let mut titled = false;
+    let mut greeted = false;
+    let before = |k: usize| (k > 0).then(|| &words[k - 1]);
+    if from > run_start {
+        // The word before was split off (never a name): a greeting? A
+        // saint's or place word that is also a common word (`São`, `Chez`)?
+        greeted |= words[from - 1].is(flag::GREETING);
+        if words[from - 1].is(flag::SAINT | flag::PLACE) && words[from].gap == Gap::Space {
+            return;
+        }
+    } else if let Some(prev) = before(from) {
+        // A sign-off on its own line (`Thanks,\nRob`) greets too.
+        if words[from].soft_break && prev.is(flag::GREETING) {
+            greeted = true;
+        }
+        if words[from].gap == Gap::Space {
+            titled |= prev.is(flag::TITLE);
+            greeted |= prev.is(flag::GREETING);
+            if prev.is(flag::PLACE | flag::SAINT) {
+                return;
+            }
+        }
+    }
+    // `Santa Maria`, `São João`: a saint's name is a place or a feast.
+    if words[from].is(flag::SAINT) && words[from].case != Case::Lower && to - from >= 2 {
+        return;
+    }
+    // Leading titles and greetings are left out of the span.
+    while from < to && (words[from].is(flag::TITLE) || words[from].is(flag::GREETING)) {
+        titled |= words[from].is(flag::TITLE);
+        greeted |= words[from].is(flag::GREETING);
+        from += 1;
+    }
+    // A title inside the run (`Llamada de Dña. Milagros`): the name starts
+    // after it.
+    if let Some(title) = words[from..to].iter().rposition(|w| w.is(flag::TITLE)) {
+        if from + title + 1 < to {
+            // `Rua Dom Pedro II`, `Calle Doctor Fleming`: a street.
+            if words[from..from + title].iter().any(|w| w.is(flag::PLACE)) {
+                return;
+            }
+            titled = true;
+            from += title + 1;
+        }
+    }
+    // Leading particles (`DE ÓSCAR`, `El País`), and unknown words before
+    // a particle (`Dell di Rahim`), are not the name.
+    if let Some(particle) = words[from..to]
+        .iter()
+        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower)
+        .filter(|&p| p == 0 && !leads_a_name(words, from, to))
+        .or_else(|| {
+            words[from..to]
+                .iter()
+                .position(|w| w.is(flag::PARTICLE))
+                .filter(|&p| p > 0 && words[from..from + p].iter().all(|w| !w.known()))
+        })
+    {
+        from += particle + 1;
+    }
+    // Lower-case particles left at the start (`de Paco` after `Nota`), but
+    // not after a title (`Frau Prof. von Arnim`).
+    let after_title =
+        from > 0 && from < to && words[from].gap == Gap::Space && words[from - 1].is(flag::TITLE);
+    while from < to && words[from].case == Case::Lower && !after_title {
+        from += 1;
+    }
+    // A word that is never a name but spelled like one (`Según`, the name
+    // `Segun`) before a given name is not part of it.
+    if to - from >= 2
+        && words[from].is(flag::NOT_NAME)
+        && words[from + 1].strong()
+        && words[from + 1].is(flag::GIVEN)
+    {
+        from += 1;
+    }
+    // Trailing particles (`de` before a line break) are not a name.
+    while to > from && words[to - 1].case == Case::Lower {
+        to -= 1;
+    }
+    if from >= to {
+        return;
+    }
+    let part = &words[from..to];
+    // A place word that is also a surname, last after a given name or
+    // after a title, is the surname (`Elena Fontana`, `Sra. Castillo`).
+    let place_surname = |k: usize| {
+        let w = &words[k];
+        w.is(flag::SURNAME)
+            && k + 1 == to
+            && (titled
+                || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
+                || (k > from && words[k - 1].conjunction))
+    };
+    // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
+    // even when also a place (`Rosario`).
+    let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
+    greeted |= sign_off;
+    if !sign_off
+        && (from..to).any(|k| {
+            words[k].is(flag::PLACE)
+                && !words[k].strong()
+                && !place_surname(k)
+                && !place_given(words, k, from, to)
+        })
+    {
+        return;
+    }
+    if let Some(next) = words.get(to) {
+        if next.gap == Gap::Space && next.is(flag::PLACE) {
+            return;
+        }
+    }
+    // Unknown words before the first given name are not part of it
+    // (`Kollegin Anna Schmidt`, `Ieri Marco`): a given name comes first.
+    if let Some(first_given) = part.iter().position(|w| w.is(flag::GIVEN)) {
+        let lead = &part[..first_given];
+        if !lead.is_empty()
+            && !caps_surname_first(words, from)
+            && lead
+                .iter()
+                .all(|w| !w.known() && w.case != Case::Initial && w.case != Case::Lower)
+        {
+            from += first_given;
+        }
+    }
+    let part = &words[from..to];
+    let names = || part.iter().filter(|w| w.case != Case::Lower);
+    let strong = names().filter(|w| w.strong()).count();
+    let known = names().filter(|w| w.known()).count();
+    let initials = names().filter(|w| w.case == Case::Initial).count();
+    let full = names().count() - initials;
+    let accept = match full {
+        0 => false,
+        1 => {
+            let w = names().find(|w| w.case != Case::Initial);
+            let w = w.unwrap_or(&words[from]);
+            // A name that is also a word, capitalised mid-sentence and not
+            // after an article (`talk to Will`, not `in Florence`).
+            let mid_sentence = w.is(flag::AMBIGUOUS)
+                && !w.is(flag::NOT_NAME)
+                && w.case == Case::Title
+                && !w.sentence_start
+                && (!after_determiner(words, from) || given_after_preposition(words, from));
+            // A lone surname is a name mid-sentence (`ask Fernández`), not
+            // at a sentence's start or after an article (`the Newton
+            // release`); a lone given name is one.
+            let surname_mid_sentence = w.case == Case::Title
+                && (!w.sentence_start || w.after_colon)
+                && !after_determiner(words, from);
+            (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
+                || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
+                || (titled && w.case == Case::Title)
+                || greeted_unknown(words, from, to, greeted)
+                || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
+        }
+        _ => {
+            strong >= 1
+                || known >= 2
+                || titled
+                || (full == 2 && caps_surname_first(words, from))
+                || given_then_unknown(words, from, to)
+        }
+    };
+    // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
+    // names (one name, whatever its place in the sentence).
+    if surnames_only(&words[from..to]) {
+        if let Some(given_end) = given_after_comma(words, to) {
+            out.push(Finding::new(
+                Kind::Name,
+                words[from].start,
+                words[given_end - 1].end,
+            ));
+            *last = None;
+            return;
+        }
+    }
+    let accept = accept && !company_beside(words, from, to, titled || greeted);
+    if !accept {
+        return;
+    }
+    let (start, end) = (words[from].start, words[to - 1].end);
+
+    *last = Some((from, to, out.len()));
+    out.push(Finding::new(Kind::Name, start, end));
+}
+
+/// Articles, determiners and prepositions before which a capitalised word
+/// is a noun or a place more often than a person (`der Koch`, `in Paris`);
+/// in the lexicon as [`flag::DETERMINER`].
+pub(super) const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "in", "on", "at", "of", "this", "that", "my", "your", "our", "la", "el",
+    "il", "lo", "le", "les", "los", "las", "gli", "i", "un", "una", "uno", "une", "der", "die",
+    "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "im", "am", "o", "os", "as", "um",
+    "uma", "en", "em", "no", "na", "nel", "nella", "del", "della", "al", "du", "au", "mi", "tu",
+    "su", "mio", "mia", "sua", "mein", "meine", "mon", "ma", "meu", "minha", "seu", "sua", "per",
+    "para", "por", "pour", "con", "with", "mit", "avec", "com", "from", "von", "di", "de", "da",
+];
+
+/// Words before a saint's name; what follows them names a place, a
+/// hospital, a church or a feast (`São Paulo`, `Hospital Santa Maria`,
+/// `Saint-Étienne`, `Sant'Angelo`), in the lexicon as [`flag::SAINT`].
+/// Articles among the particles (`El País`, `La Rosa`, `Le Monde`): a
+/// capitalised one before a name is not part of it; in the lexicon as
+/// [`flag::ARTICLE`].
+pub(super) const ARTICLES: &[&str] = &[
+    "the", "la", "le", "el", "lo", "il", "les", "los", "las", "der", "die", "das", "l",
+];
+
+pub(super) const SAINTS: &[&str] = &[
+    "san",
+    "santa",
+    "santo",
+    "sao",
+    "saint",
+    "sainte",
+    "st",
+    "ste",
+    "sankt",
+    "sant",
+    "santi",
+    "santissima",
+    "nossa",
+    "nuestra",
+    "notre",
+];
+
+/// Whether the capitalised particle `words[from]` is the first part of the
+/// name (`Da Silva`, `Dos Santos`, `Ben Carter`), not an article before
+/// it (`El País`, `DE ÓSCAR`).
+pub(super) fn leads_a_name(words: &[Word], from: usize, to: usize) -> bool {
+    let particle = &words[from];
+    let Some(next) = words.get(from + 1).filter(|_| from + 1 < to) else {
+        return false;
+    };
+    if particle.case != Case::Title || particle.is(flag::ARTICLE) {
+        return false;
+    }
+    (particle.is(flag::GIVEN) && !particle.is(flag::AMBIGUOUS))
+        || next.is(flag::SURNAME) && next.case == Case::Title
+}
+
+/// Whether the line ends at `words[at]`, or holds only `and` and one more
+/// name-like word first (`Rosario y Tomás`).
+pub(super) fn ends_line(words: &[Word], at: usize) -> bool {
+    let end = |k: usize| words.get(k).is_none_or(|w| w.line_start);
+    if end(at) {
+        return true;
+    }
+    words[at].conjunction
+        && words
+            .get(at + 1)
+            .is_some_and(|w| w.gap == Gap::Space && w.name_like())
+        && end(at + 2)
+}
+
+/// One to three surnames (a capitalised particle may lead: `Da Costa`).
+pub(super) fn surnames_only(part: &[Word]) -> bool {
+    (1..=3).contains(&part.len())
+        && part
+            .last()
+            .is_some_and(|w| w.is(flag::SURNAME) && w.case != Case::Lower)
+        && part.iter().all(|w| {
+            w.case != Case::Initial
+                && (w.is(flag::SURNAME) || (w.is(flag::PARTICLE) && !w.is(flag::GIVEN)))
+                && !w.is(flag::PLACE)
+        })
+}
+
+/// Where the given names after a comma at `words[at]` end (one or two
+/// given names, nothing name-like after them on the same line).
+pub(super) fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
+    let first = words.get(at)?;
+    if first.gap != Gap::Comma || !first.name_like() || !first.is(flag::GIVEN) {
+        return None;
+    }
+    let mut end = at + 1;
+    while end < words.len()
+        && end < at + 2
+        && words[end].gap == Gap::Space
+        && !ends_sentence(&words[end - 1])
+        && words[end].name_like()
+    {
+        if !words[end].is(flag::GIVEN) {
+            return None;
+        }
+        end += 1;
+    }
+    let alone = ends_sentence(&words[end - 1])
+        || words
+            .get(end)
+            .is_none_or(|after| after.gap != Gap::Space || !after.name_like());
+    alone.then_some(end)
+}
+
+/// A lone name beside `&` (`Johnson & Johnson`, `Marks & Spencer`) or
+/// before an acronym (`Roth IRA`, `Ferrari SPA`) names a company or a
+/// product, unless a title or greeting says otherwise or both sides of
+/// the `&` are given names (`Pina & Franco`).
+pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> bool {
+    if evidence || to - from != 1 {
+        return false;
+    }
+    let word = &words[from];
+    let next = words
+        .get(to)
+        .filter(|n| n.gap != Gap::Break || n.amp_before);
+    let given = word.is(flag::GIVEN);
+    let amp_next = next.is_some_and(|n| n.amp_before && n.case != Case::Lower);
+    let amp_before = word.amp_before && from > 0 && words[from - 1].case != Case::Lower;
+    if amp_next && !(given && next.is_some_and(|n| n.is(flag::GIVEN))) {
+        return true;
+    }
+    if amp_before && !(given && words[from - 1].is(flag::GIVEN)) {
+        return true;
+    }
+    !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
+}
+
+/// Prepositions of company: a given name right after one is a person,
+/// where after other determiners it may be a place (`in Georgia`,
+/// `a Lourdes`); in the lexicon as [`flag::COMPANION`]. Not the Portuguese
+/// article of `com o Adalberto`: `o` is also Spanish "or", and taking it
+/// cost Spanish precision.
+pub(super) const COMPANIONS: &[&str] = &["with", "mit", "con", "com", "avec"];
+
+/// `mit Reinhold`, `con Rigoberto`: a given name right after a
+/// preposition of company (not after `in`, `a`, `the`) is a person, unless
+/// the lists also know it as a place.
+pub(super) fn given_after_preposition(words: &[Word], k: usize) -> bool {
+    let w = &words[k];
+    w.is(flag::GIVEN)
+        && !w.is(flag::NOT_NAME | flag::PLACE)
+        && after_determiner(words, k)
+        && words[k - 1].is(flag::COMPANION)
+}
+
+pub(super) fn after_determiner(words: &[Word], k: usize) -> bool {
+    k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
+}

@@ -1,0 +1,37 @@
+//! Eight bytes at a step: the tests that let most of a text go unread.
+
+/// The eight bytes at `at` as a little-endian word, zeros past the end.
+pub(super) fn load_block(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut block = [0u8; 8];
+            let tail = bytes.get(at..).unwrap_or_default();
+            block[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+            u64::from_le_bytes(block)
+        }
+    }
+}
+
+/// The high bit of every zero byte of `x` (and maybe of a byte above one:
+/// the caller checks each hit).
+pub(super) fn zero_bytes(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+/// Whether one of the eight bytes of `x` is an ASCII capital or not ASCII
+/// (a char with a diacritic may be a capital). SWAR: for bytes below 0x80,
+/// `b + (0x80 - 'A')` sets the high bit when `b >= 'A'` and
+/// `b + (0x80 - 'Z' - 1)` when `b > 'Z'`.
+pub(super) fn may_hold_capital(x: u64) -> bool {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low = x & LOW7;
+    let at_least_a = low.wrapping_add(ONES * u64::from(0x80 - b'A'));
+    let above_z = low.wrapping_add(ONES * u64::from(0x80 - b'Z' - 1));
+    let capital = at_least_a & !above_z & HIGH;
+    (capital | x) & HIGH != 0
+}
