@@ -6,10 +6,11 @@
 #[path = "mask_support.rs"]
 mod support;
 
+use latet_core::detect::{DetectorConfig, Detectors};
 use latet_core::json::Limits;
 use latet_core::keyed_hash::retired_hash;
 use latet_core::kind::Kind;
-use latet_core::mask::{mask_text, MaskOptions, MaskOutcome, TextOutcome};
+use latet_core::mask::{mask_text, MaskOptions, MaskOutcome, Masker, TextOutcome};
 use latet_core::provider::{self};
 use latet_core::snapshot::SnapshotIndex;
 use latet_core::text::lead_bucket;
@@ -665,5 +666,78 @@ fn a_resent_surrogate_is_not_masked_in_part_by_a_lone_name_in_the_vault() {
         let out = String::from_utf8(out).unwrap();
         assert!(!out.contains("José"), "{text}: {out}");
         assert!(out.contains("Guillermo"), "{text}: {out}");
+    }
+}
+
+#[test]
+fn a_resent_surrogate_of_any_kind_is_not_masked_in_part_by_a_vault_value() {
+    // A vault value can stand inside another entry's surrogate: a domain in
+    // an e-mail surrogate, a short phone number in a longer one's, a key's
+    // tail in another key's. Where the kind's detector reads the surrogate
+    // whole, the surrogate wins the overlap; with that detector off (or a
+    // surrogate it does not read whole) the part was replaced and the
+    // surrogate broken. Each case: (entries, the surrogate resent, the
+    // value written where the person wrote it).
+    type Case<'a> = (&'a [(&'a str, &'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
+        (
+            &[
+                ("ana.lopez@corp.es", "maria.gomez@example.net", "email"),
+                ("example.net", "sample.org", "domain"),
+            ],
+            "maria.gomez@example.net",
+            "example.net",
+        ),
+        (
+            &[
+                ("+34 600 111 222", "+34 612 345 678", "phone"),
+                ("612 345 678", "699 000 111", "phone"),
+            ],
+            "+34 612 345 678",
+            "612 345 678",
+        ),
+        (
+            &[
+                (
+                    "sk-live-aaaaaaaaaaaaaaaaaaaaaaaa",
+                    "sk-live-bbbbbbbbbbbbbbbbbbbbbbbb",
+                    "secret",
+                ),
+                (
+                    "bbbbbbbbbbbbbbbbbbbbbbbb",
+                    "cccccccccccccccccccccccc",
+                    "secret",
+                ),
+            ],
+            "sk-live-bbbbbbbbbbbbbbbbbbbbbbbb",
+            "bbbbbbbbbbbbbbbbbbbbbbbb",
+        ),
+    ];
+    let config = DetectorConfig {
+        email: false,
+        phone: false,
+        secret: false,
+        person: false,
+        ..DetectorConfig::default()
+    };
+    for &(entries, surrogate, value) in cases {
+        let mut index = index_with(entries);
+        let mut masker = Masker::new(Detectors::new(&config).unwrap(), 0);
+        let body = chat(&[&format!("use {surrogate} now")]);
+        let (out, stats) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+        assert_eq!(stats.values_masked, 0, "{surrogate}");
+        assert_eq!(out, body, "{surrogate} goes as written");
+        // Where the person wrote the value, it is masked.
+        let body = chat(&[&format!("use {value} now")]);
+        let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+        let out = String::from_utf8(out).unwrap();
+        assert!(!out.contains(value), "{value}: {out}");
+        // A retired surrogate resent is kept whole too (its echo is
+        // declined whole by the restorer).
+        let owner = index.by_surrogate(surrogate).unwrap().value.to_string();
+        forget(&mut index, &owner);
+        let body = chat(&[&format!("use {surrogate} now")]);
+        let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &body);
+        assert_eq!(out, body, "retired {surrogate} goes as written");
     }
 }

@@ -35,20 +35,26 @@ impl Scratch {
     /// it) is a part of another person's name surrogate (`José Faria`);
     /// replacing that part would break the surrogate's restore.
     ///
+    /// Any kind: a domain in the vault inside an e-mail surrogate, a short
+    /// phone number inside a longer one's, a key's tail inside another
+    /// key's surrogate (a kind whose detector is off, or a surrogate the
+    /// detector does not read whole, which would otherwise win the overlap).
+    ///
     /// Only findings that no vault value (in `self.vault`) overlaps count
-    /// (those lose to the value anyway), and only name values next to a word
-    /// of the same case, so the surrogate scans run only for texts with a
-    /// new value or such a name in them.
+    /// (those lose to the value anyway), and only vault values that may
+    /// continue a longer token ([`may_be_part_of_a_longer_token`]), so the
+    /// surrogate scans run only for texts with a new value or such a value
+    /// in them.
     fn drop_findings_inside_surrogates(&mut self, index: &SnapshotIndex, text: &str) {
         let vault = &self.vault;
         let new = |f: &Finding| {
             f.slot.is_none() && !vault.iter().any(|m| m.start < f.end && f.start < m.end)
         };
-        let part_of_a_name = |m: &VaultMatch| {
-            index.entry(m.slot).is_some_and(|e| *e.kind == Kind::Name)
-                && next_to_a_word_of_its_case(text, m.start, m.end)
+        let maybe_a_part = |m: &VaultMatch| {
+            let is_name = || index.entry(m.slot).is_some_and(|e| *e.kind == Kind::Name);
+            may_be_part_of_a_longer_token(text, m.start, m.end, is_name)
         };
-        if !self.findings.iter().any(new) && !vault.iter().any(part_of_a_name) {
+        if !self.findings.iter().any(new) && !vault.iter().any(maybe_a_part) {
             return;
         }
         self.surrogates.clear();
@@ -72,6 +78,53 @@ impl Scratch {
             .retain(|f| f.slot.is_some() || !in_a_surrogate((f.start, f.end)));
         self.vault.retain(|m| !in_a_surrogate((m.start, m.end)));
     }
+}
+
+/// Bytes that join the parts of one token: an address (`@`, `.`), a key
+/// (`-`, `_`), a URL (`/`, `:`), a phone (`+`).
+const JOINERS: [char; 7] = ['@', '.', '-', '_', '+', '/', ':'];
+
+/// Whether the span `start..end` of `text` may be a part of a longer token
+/// that is one of our surrogates: glued to a letter or digit, directly or
+/// across one joiner (`example.net` in `m.gomez@example.net`); a digit
+/// group beside another across one space (`612 345 678` in `+34 612 345
+/// 678`); or, for a name (`is_name`, asked only then), beside a word of its
+/// first letter's case across one space or hyphen (`José` in `José
+/// Faria`). Prose around a value (`call 612 345 678 now`, `Gomez said`,
+/// `ana@x.es.`) passes none of these.
+fn may_be_part_of_a_longer_token(
+    text: &str,
+    start: usize,
+    end: usize,
+    is_name: impl Fn() -> bool,
+) -> bool {
+    let (Some(first), Some(last)) = (
+        text[start..end].chars().next(),
+        text[..end].chars().next_back(),
+    ) else {
+        return false;
+    };
+    let mut after = text[end..].chars();
+    let mut before = text[..start].chars().rev();
+    let (a1, a2) = (after.next(), after.next());
+    let (b1, b2) = (before.next(), before.next());
+    let glued = |c1: Option<char>, c2: Option<char>| match c1 {
+        Some(c) if c.is_alphanumeric() => true,
+        Some(c) if JOINERS.contains(&c) => c2.is_some_and(char::is_alphanumeric),
+        _ => false,
+    };
+    if glued(a1, a2) || glued(b1, b2) {
+        return true;
+    }
+    let digit_group = |edge: char, c1: Option<char>, c2: Option<char>| {
+        edge.is_ascii_digit() && c1 == Some(' ') && c2.is_some_and(|c| c.is_ascii_digit())
+    };
+    if digit_group(last, a1, a2) || digit_group(first, b1, b2) {
+        return true;
+    }
+    let beside_a_word =
+        a1.is_some_and(|c| c == ' ' || c == '-') || b1.is_some_and(|c| c == ' ' || c == '-');
+    beside_a_word && is_name() && next_to_a_word_of_its_case(text, start, end)
 }
 
 /// Whether the span `start..end` of `text` stands next to another word,
