@@ -2,10 +2,12 @@
 //! private-key blocks, cloud keys after their usual labels, and webhook
 //! URLs whose path is their secret.
 //!
-//! One Aho-Corasick automaton finds every prefix and label (`sk-`,
-//! `sk-ant-`, `ghp_`, `github_pat_`, `AKIA`, `xoxb-`, `AIza`, `whsec_`,
-//! `GOCSPX-`, `eyJ`, `-----BEGIN `, `secret_access_key`, `AccountKey=`,
-//! `sig=`, `hooks.slack.com/services/`, …); each hit is then checked for a
+//! A table of every prefix's first three bytes ([`PrefixIndex`]) finds
+//! where a prefix or label may start (`sk-`, `sk-ant-`, `ghp_`,
+//! `github_pat_`, `AKIA`, `xoxb-`, `AIza`, `whsec_`, `GOCSPX-`, `eyJ`,
+//! `-----BEGIN `, `secret_access_key`, `AccountKey=`, `sig=`,
+//! `hooks.slack.com/services/`, …), the longest prefix written there is
+//! compared byte by byte, and each hit is then checked for a
 //! plausible body: its alphabet and length, and for free-form bodies at
 //! least one letter and one digit (so prose such as
 //! `sk-learn-style-estimators-everywhere` is not a key).
@@ -30,10 +32,7 @@ use super::Finding;
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::text::on_value_boundaries;
-use aho_corasick::automaton::Automaton;
-use aho_corasick::nfa::contiguous::NFA;
-use aho_corasick::MatchKind;
-use std::sync::Arc;
+use std::sync::OnceLock;
 
 /// How far after `-----BEGIN` the END line of a PEM block is looked for: the
 /// largest private keys (RSA 8192) are about 6.5 KB.
@@ -153,25 +152,126 @@ const PREFIXES: &[(&str, Body)] = &[
     ("hooks.zapier.com/hooks/catch/", Body::WebhookPath(2)),
 ];
 
-/// Finds secrets; built once per configuration (the automaton).
+/// Where a prefix may start, by the three bytes there (every prefix has
+/// at least three): one bit per hash of them, then per three bytes the
+/// prefixes that start so. A text is read one position at a step with one
+/// load, a multiply and a bit test; in the filter's `.wasm` that is several
+/// times cheaper than an automaton's transitions (Aho-Corasick's SIMD
+/// prefilters do not exist for wasm), and a false start (prose holds `sec`,
+/// `out`, `dis`) costs a few byte compares.
+struct PrefixIndex {
+    /// Bit `start_slot(key)` is set for every prefix's key (a fixed size:
+    /// no bounds check per position).
+    starts: Box<[u64; START_SLOTS / 64]>,
+    /// Per key, sorted by key: indexes into [`PREFIXES`], longest first.
+    by_key: Vec<(u32, Vec<usize>)>,
+}
+
+const START_SLOTS: usize = 1 << 16;
+
+/// The three bytes at the start of `four` as a key (the fourth ignored).
+fn start_key(four: u32) -> u32 {
+    four & 0x00ff_ffff
+}
+
+fn start_slot(key: u32) -> usize {
+    // The top 16 bits: below START_SLOTS.
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
+}
+
+impl PrefixIndex {
+    fn get() -> &'static PrefixIndex {
+        static INDEX: OnceLock<PrefixIndex> = OnceLock::new();
+        INDEX.get_or_init(|| {
+            let mut starts = Box::new([0u64; START_SLOTS / 64]);
+            let mut by_key: Vec<(u32, Vec<usize>)> = Vec::new();
+            for (at, (prefix, _)) in PREFIXES.iter().enumerate() {
+                let key = match prefix.as_bytes() {
+                    &[a, b, c, ..] => u32::from_le_bytes([a, b, c, 0]),
+                    _ => continue, // none: every prefix has three bytes (test)
+                };
+                let slot = start_slot(key);
+                starts[slot / 64] |= 1 << (slot % 64);
+                match by_key.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, list)) => list.push(at),
+                    None => by_key.push((key, vec![at])),
+                }
+            }
+            for (_, list) in &mut by_key {
+                list.sort_by_key(|&at| std::cmp::Reverse(PREFIXES[at].0.len()));
+            }
+            by_key.sort_unstable_by_key(|(key, _)| *key);
+            PrefixIndex { starts, by_key }
+        })
+    }
+
+    /// The first prefix written at or after `from`: its start, its end and
+    /// its index in [`PREFIXES`] (the longest at the leftmost start).
+    fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+        let mut at = from;
+        // Six positions from one eight-byte load while eight bytes remain.
+        while at + 8 <= bytes.len() {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(&bytes[at..at + 8]);
+            let eight = u64::from_le_bytes(eight);
+            for shift in 0..6 {
+                let key = start_key((eight >> (8 * shift)) as u32);
+                if self.may_start(key) {
+                    if let Some(found) = self.prefix_at(bytes, at + shift, key) {
+                        return Some(found);
+                    }
+                }
+            }
+            at += 6;
+        }
+        while at + 3 <= bytes.len() {
+            let key = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0]);
+            if self.may_start(key) {
+                if let Some(found) = self.prefix_at(bytes, at, key) {
+                    return Some(found);
+                }
+            }
+            at += 1;
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn may_start(&self, key: u32) -> bool {
+        let slot = start_slot(key);
+        self.starts[slot >> 6] & (1 << (slot & 63)) != 0
+    }
+
+    #[inline(never)]
+    fn prefix_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, usize, usize)> {
+        let found = self.by_key.binary_search_by_key(&key, |(k, _)| *k).ok()?;
+        let rest = &bytes[at..];
+        self.by_key[found]
+            .1
+            .iter()
+            .find(|&&p| rest.starts_with(PREFIXES[p].0.as_bytes()))
+            .map(|&p| (at, at + PREFIXES[p].0.len(), p))
+    }
+}
+
+/// Finds secrets.
 #[derive(Clone, Debug)]
 pub(super) struct SecretScanner {
-    /// The operator dictionary's automaton type (one type in the `.wasm`).
-    prefixes: Arc<NFA>,
+    prefixes: &'static PrefixIndex,
+}
+
+impl std::fmt::Debug for PrefixIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PrefixIndex({} keys)", self.by_key.len())
+    }
 }
 
 impl SecretScanner {
-    /// Builds the prefix automaton.
+    /// Builds the prefix index (once per process).
     pub(super) fn new() -> Result<Self, CoreError> {
-        let prefixes = NFA::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(PREFIXES.iter().map(|(prefix, _)| prefix))
-            .map(Arc::new)
-            .map_err(|_| CoreError::BadRule {
-                index: 0,
-                reason: "built-in secret prefixes do not build".into(),
-            })?;
-        Ok(SecretScanner { prefixes })
+        Ok(SecretScanner {
+            prefixes: PrefixIndex::get(),
+        })
     }
 
     /// Appends the secrets of `text` to `out`.
@@ -179,15 +279,10 @@ impl SecretScanner {
         let bytes = text.as_bytes();
         let mut from = 0;
         while from < bytes.len() {
-            let input = aho_corasick::Input::new(bytes).span(from..bytes.len());
-            // Unanchored search: it cannot fail.
-            let Ok(Some(hit)) = self.prefixes.try_find(&input) else {
+            let Some((hit_start, body_start, pattern)) = self.prefixes.next(bytes, from) else {
                 break;
             };
-            let (hit_start, body_start) = (hit.start(), hit.end());
-            let body = PREFIXES
-                .get(hit.pattern().as_usize())
-                .map(|(_, body)| *body);
+            let body = PREFIXES.get(pattern).map(|(_, body)| *body);
             // The finding starts at the prefix, or after a label or a
             // webhook URL's fixed part.
             let mut start = hit_start;
@@ -569,6 +664,50 @@ mod tests {
             ("https://hooks.zapier.com/hooks/catch/".into(), vec![]),
         ];
         check(&cases);
+    }
+
+    /// Every prefix's first three bytes index it (none is shorter).
+    #[test]
+    fn every_prefix_has_three_bytes_and_is_found_where_written() {
+        let index = PrefixIndex::get();
+        for (at, (prefix, _)) in PREFIXES.iter().enumerate() {
+            assert!(prefix.len() >= 3, "prefix {at}");
+            let text = format!("x {prefix}");
+            let (start, end, found) = index.next(text.as_bytes(), 0).unwrap();
+            assert_eq!((start, end), (2, text.len()), "prefix {at}");
+            assert_eq!(PREFIXES[found].0, *prefix, "prefix {at}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The index finds the prefixes an Aho-Corasick automaton finds
+        /// (leftmost, then longest), in texts made of prefixes, their
+        /// pieces and other bytes.
+        #[test]
+        fn prefixes_found_as_an_automaton_finds_them(
+            parts in proptest::collection::vec((0usize..PREFIXES.len(), 0usize..12, "[a-zA-Z0-9 _./=-]{0,6}"), 0..12)
+        ) {
+            use aho_corasick::automaton::Automaton;
+            let reference = aho_corasick::nfa::contiguous::NFA::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(PREFIXES.iter().map(|(prefix, _)| prefix))
+                .unwrap();
+            let mut text = String::new();
+            for (prefix, cut, other) in parts {
+                let prefix = PREFIXES[prefix].0;
+                text.push_str(&prefix[..cut.min(prefix.len())]);
+                text.push_str(&other);
+            }
+            let bytes = text.as_bytes();
+            for from in 0..=bytes.len() {
+                let input = aho_corasick::Input::new(bytes).span(from..bytes.len());
+                let expected = reference
+                    .try_find(&input)
+                    .unwrap()
+                    .map(|hit| (hit.start(), hit.end(), hit.pattern().as_usize()));
+                proptest::prop_assert_eq!(PrefixIndex::get().next(bytes, from), expected, "from {}", from);
+            }
+        }
     }
 
     #[test]
