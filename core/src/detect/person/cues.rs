@@ -2,6 +2,7 @@
 //! they stand in a text, and the names after them.
 
 use super::lexicon::{flag, lexicon};
+use super::rules::label_field;
 use super::swar::{load_block, zero_bytes};
 use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
@@ -216,8 +217,15 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
                 break;
             }
+            // `c'est son associé`: a determiner is no name.
+            if w.determiner && !w.is(flag::PARTICLE) {
+                break;
+            }
             let ok = if lower_only {
-                w.case == Case::Lower && (w.strong() && w.is(flag::GIVEN) || taken > 0 && w.known())
+                w.case == Case::Lower
+                    && (w.strong() && w.is(flag::GIVEN) || taken > 0 && w.known())
+                    // `ask max 3 questions`: a quantity.
+                    && !text.as_bytes().get(w.end + 1).is_some_and(u8::is_ascii_digit)
             } else if cue.weak {
                 w.known()
             } else {
@@ -235,6 +243,11 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             // la société`).
             if !(w.case == Case::Lower && w.is(flag::PARTICLE)) {
                 end = w.end;
+            }
+        }
+        if taken > 0 && !lower_only && text[..cue.end].ends_with(':') {
+            if let Some(field_end) = label_field(text, words, first) {
+                end = end.max(field_end);
             }
         }
         if taken > 0 && end > words[first].start {

@@ -34,6 +34,12 @@ pub(super) mod flag {
     pub const ARTICLE: u16 = 1 << 10;
     /// A preposition of company or address ([`super::super::rules::COMPANIONS`]).
     pub const COMPANION: u16 = 1 << 11;
+    /// A form field's label for a name (`cognome`, `nachname`), as a key
+    /// of a tool call's JSON ([`super::super::rules::LABELS`]).
+    pub const LABEL: u16 = 1 << 12;
+    /// A pet (`dog`, `Hund`, `gatto`): the name after it is no person's
+    /// ([`super::super::rules::PETS`]).
+    pub const PET: u16 = 1 << 13;
 }
 
 /// One language's lists, as written in `core/data/person/<lang>/`.
@@ -245,17 +251,23 @@ fn build() -> Lexicon {
             }
         }
     }
-    for word in super::rules::DETERMINERS {
+    for word in super::rules::DETERMINERS.split_whitespace() {
         add(word, flag::DETERMINER);
     }
-    for word in super::rules::SAINTS {
+    for word in super::rules::SAINTS.split_whitespace() {
         add(word, flag::SAINT);
     }
-    for word in super::rules::ARTICLES {
+    for word in super::rules::ARTICLES.split_whitespace() {
         add(word, flag::ARTICLE);
     }
-    for word in super::rules::COMPANIONS {
+    for word in super::rules::COMPANIONS.split_whitespace() {
         add(word, flag::COMPANION);
+    }
+    for word in super::rules::LABELS.split_whitespace() {
+        add(word, flag::LABEL);
+    }
+    for word in super::rules::PETS.split_whitespace() {
+        add(word, flag::PET);
     }
     let mut cues = Vec::new();
     let mut lower_cues = Vec::new();

@@ -78,7 +78,7 @@ pub(super) fn greeted_unknown(words: &[Word], from: usize, to: usize, greeted: b
         && to == from + 1
         && from > 0
         && words[from - 1].is(flag::GREETING)
-        && w.gap == Gap::Space
+        && (w.gap == Gap::Space || (w.gap == Gap::Comma && ends_line(words, to)))
         && w.case == Case::Title
         && w.flags == 0
         && words.get(to).is_none_or(|n| n.gap != Gap::Space)
@@ -234,6 +234,7 @@ pub(super) fn judge_part(
         if words[from].soft_break && prev.is(flag::GREETING) {
             greeted = true;
         }
+        titled |= labelled(words, from);
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
@@ -247,14 +248,15 @@ pub(super) fn judge_part(
         return;
     }
     // Leading titles and greetings are left out of the span.
-    while from < to && (words[from].is(flag::TITLE) || words[from].is(flag::GREETING)) {
+    let title = |k: usize| words[k].is(flag::TITLE) && !among_initials(words, k);
+    while from < to && (title(from) || words[from].is(flag::GREETING)) {
         titled |= words[from].is(flag::TITLE);
         greeted |= words[from].is(flag::GREETING);
         from += 1;
     }
     // A title inside the run (`Llamada de Dña. Milagros`): the name starts
     // after it.
-    if let Some(title) = words[from..to].iter().rposition(|w| w.is(flag::TITLE)) {
+    if let Some(title) = (from..to).rev().find(|&k| title(k)).map(|k| k - from) {
         if from + title + 1 < to {
             // `Rua Dom Pedro II`, `Calle Doctor Fleming`: a street.
             if words[from..from + title].iter().any(|w| w.is(flag::PLACE)) {
@@ -268,13 +270,22 @@ pub(super) fn judge_part(
     // a particle (`Dell di Rahim`), are not the name.
     if let Some(particle) = words[from..to]
         .iter()
-        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower)
-        .filter(|&p| p == 0 && !leads_a_name(words, from, to))
+        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower && w.case != Case::Initial)
+        .filter(|&p| {
+            // After a title a capitalised particle leads the surname
+            // (`Avv. Di Pietro`, `Dott. La Rocca`).
+            p == 0 && !(titled && words[from].case == Case::Title) && !leads_a_name(words, from, to)
+        })
         .or_else(|| {
             words[from..to]
                 .iter()
-                .position(|w| w.is(flag::PARTICLE))
-                .filter(|&p| p > 0 && words[from..from + p].iter().all(|w| !w.known()))
+                .position(|w| w.is(flag::PARTICLE) && w.case != Case::Initial)
+                .filter(|&p| {
+                    p > 0
+                        && words[from..from + p]
+                            .iter()
+                            .all(|w| !w.known() && w.case != Case::Initial)
+                })
         })
     {
         from += particle + 1;
@@ -289,6 +300,7 @@ pub(super) fn judge_part(
     // A word that is never a name but spelled like one (`Según`, the name
     // `Segun`) before a given name is not part of it.
     if to - from >= 2
+        && !(titled && words[from].is(flag::PARTICLE))
         && words[from].is(flag::NOT_NAME)
         && words[from + 1].strong()
         && words[from + 1].is(flag::GIVEN)
@@ -313,6 +325,18 @@ pub(super) fn judge_part(
                 || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
                 || (k > from && words[k - 1].conjunction))
     };
+    // `Fernández de Córdoba`, `Ruiz de Alarcón`: a place after a particle,
+    // last after a known surname, is the surname's second part.
+    let surname_of_place = |k: usize| {
+        k + 1 == to
+            && k >= from + 2
+            && words[k - 1].case == Case::Lower
+            && words[k - 1].is(flag::PARTICLE)
+            && words[k - 2].is(flag::SURNAME)
+            && !words[k - 2].is(flag::PLACE)
+            && words[k - 2].case != Case::Lower
+            && (titled || k > from + 2)
+    };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
     let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
@@ -321,7 +345,11 @@ pub(super) fn judge_part(
         && (from..to).any(|k| {
             words[k].is(flag::PLACE)
                 && !words[k].strong()
+                // `J. C. Pimentel`: an initial after the first is no `C.`
+                // (calle).
+                && (k == from || words[k].case != Case::Initial)
                 && !place_surname(k)
+                && !surname_of_place(k)
                 && !place_given(words, k, from, to)
         })
     {
@@ -344,6 +372,11 @@ pub(super) fn judge_part(
         {
             from += first_given;
         }
+    }
+    // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet.
+    if to - from <= 2 && from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::PET)
+    {
+        return;
     }
     let part = &words[from..to];
     let names = || part.iter().filter(|w| w.case != Case::Lower);
@@ -408,15 +441,9 @@ pub(super) fn judge_part(
 
 /// Articles, determiners and prepositions before which a capitalised word
 /// is a noun or a place more often than a person (`der Koch`, `in Paris`);
-/// in the lexicon as [`flag::DETERMINER`].
-pub(super) const DETERMINERS: &[&str] = &[
-    "the", "a", "an", "in", "on", "at", "of", "this", "that", "my", "your", "our", "la", "el",
-    "il", "lo", "le", "les", "los", "las", "gli", "i", "un", "una", "uno", "une", "der", "die",
-    "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "im", "am", "o", "os", "as", "um",
-    "uma", "en", "em", "no", "na", "nel", "nella", "del", "della", "al", "du", "au", "mi", "tu",
-    "su", "mio", "mia", "sua", "mein", "meine", "mon", "ma", "meu", "minha", "seu", "sua", "per",
-    "para", "por", "pour", "con", "with", "mit", "avec", "com", "from", "von", "di", "de", "da",
-];
+/// in the lexicon as [`flag::DETERMINER`]. Word lists here are one string
+/// split at spaces: a slice of `&str` costs the filter eight bytes a word.
+pub(super) const DETERMINERS: &str = "the a an in on at of this that my your our la el il lo le les los las gli i un una uno une der die das den dem des ein eine einen einem im am o os as um uma en em no na nel nella del della al du au mi tu su mio mia sua mein meine mon ma son ses leur meu minha seu sua per para por pour con with mit avec com from von di de da";
 
 /// Words before a saint's name; what follows them names a place, a
 /// hospital, a church or a feast (`São Paulo`, `Hospital Santa Maria`,
@@ -424,27 +451,10 @@ pub(super) const DETERMINERS: &[&str] = &[
 /// Articles among the particles (`El País`, `La Rosa`, `Le Monde`): a
 /// capitalised one before a name is not part of it; in the lexicon as
 /// [`flag::ARTICLE`].
-pub(super) const ARTICLES: &[&str] = &[
-    "the", "la", "le", "el", "lo", "il", "les", "los", "las", "der", "die", "das", "l",
-];
+pub(super) const ARTICLES: &str = "the la le el lo il les los las der die das l";
 
-pub(super) const SAINTS: &[&str] = &[
-    "san",
-    "santa",
-    "santo",
-    "sao",
-    "saint",
-    "sainte",
-    "st",
-    "ste",
-    "sankt",
-    "sant",
-    "santi",
-    "santissima",
-    "nossa",
-    "nuestra",
-    "notre",
-];
+pub(super) const SAINTS: &str =
+    "san santa santo sao saint sainte st ste sankt sant santi santissima nossa nuestra notre";
 
 /// Whether the capitalised particle `words[from]` is the first part of the
 /// name (`Da Silva`, `Dos Santos`, `Ben Carter`), not an article before
@@ -543,7 +553,7 @@ pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: b
 /// `a Lourdes`); in the lexicon as [`flag::COMPANION`]. Not the Portuguese
 /// article of `com o Adalberto`: `o` is also Spanish "or", and taking it
 /// cost Spanish precision.
-pub(super) const COMPANIONS: &[&str] = &["with", "mit", "con", "com", "avec"];
+pub(super) const COMPANIONS: &str = "with mit con com avec";
 
 /// `mit Reinhold`, `con Rigoberto`: a given name right after a
 /// preposition of company (not after `in`, `a`, `the`) is a person, unless
@@ -558,4 +568,69 @@ pub(super) fn given_after_preposition(words: &[Word], k: usize) -> bool {
 
 pub(super) fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
+}
+
+/// Whether `words[k]` is a one-letter title beside another initial: an
+/// initial (`J.-M. Carrière`, `M. Á. Sepúlveda`), not `M.` for Monsieur.
+pub(super) fn among_initials(words: &[Word], k: usize) -> bool {
+    let initial = |w: &Word| w.case == Case::Initial && w.dot;
+    initial(&words[k])
+        && ((k > 0 && words[k].gap == Gap::Space && initial(&words[k - 1]))
+            || words
+                .get(k + 1)
+                .is_some_and(|n| n.gap == Gap::Space && initial(n)))
+}
+
+/// Labels of a name in forms and tool calls' JSON keys (split at spaces:
+/// one string costs the filter less than a slice), in the lexicon as
+/// [`flag::LABEL`] (not `name`: `"name": "Acme"` names anything).
+pub(super) const LABELS: &str =
+    "surname lastname firstname nome cognome sobrenome nombre apellido apellidos vorname nachname prenom nom";
+
+/// `"nachname": "Lindemann"`, `\"cognome\": \"La Rocca\"`, `nom : Le Goff`:
+/// a run right after a label and a colon, quoted or not, is its value.
+pub(super) fn labelled(words: &[Word], from: usize) -> bool {
+    let Some(label) = from.checked_sub(1).map(|k| &words[k]) else {
+        return false;
+    };
+    // (Three to six bytes between them: `": "`, `\": \"`, ` : `; after
+    // `: ` alone the cues read the name.)
+    label.is(flag::LABEL)
+        && label.case == Case::Lower
+        && words[from].gap == Gap::Break
+        && (3..=6).contains(&(words[from].start - label.end))
+}
+
+/// Pets, in the lexicon as [`flag::PET`]: the name after one is an
+/// animal's (`my dog Biscuit`, `il mio gatto Bartolomeo`).
+pub(super) const PETS: &str = "dog cat puppy kitten hund katze kater perro perra perrito gato gata gatito gatto gatta cane chien chienne chat chaton chiot cachorro cachorra cao cadela gatinho";
+
+/// `Kunde: thomas bauer,`, `cliente: anna maria de santis,`, `NOMBRE:
+/// FRANCISCO DAS CHAGAS;`: after a label cue, a field that starts with a
+/// known name and ends (a comma, a semicolon, a quote, a line's or the
+/// text's end) within four words is one name; where it ends.
+pub(super) fn label_field(text: &str, words: &[Word], first: usize) -> Option<usize> {
+    let head = words.get(first)?;
+    if !head.known() || head.glued {
+        return None;
+    }
+    for k in first..(first + 4).min(words.len()) {
+        let w = &words[k];
+        if k > first {
+            let after_particle = words[k - 1].is(flag::PARTICLE);
+            let fits = w.known()
+                || w.is(flag::PARTICLE)
+                || (w.case != Case::Lower
+                    && !w.is(flag::NOT_NAME)
+                    && (!w.is(flag::PLACE) || after_particle));
+            if w.gap != Gap::Space || w.glued || !fits {
+                return None;
+            }
+        }
+        let after = text.as_bytes().get(w.end);
+        if after.is_none_or(|b| matches!(b, b',' | b';' | b'\n' | b'\r' | b'|' | b'"' | b')')) {
+            return (k > first && !w.is(flag::PARTICLE)).then_some(w.end);
+        }
+    }
+    None
 }

@@ -437,3 +437,92 @@ fn greetings_and_titles_make_ambiguous_names_names() {
     assert_eq!(names("Dear Will,"), ["Will"]);
     assert_eq!(names("Rosa Martínez llamó"), ["Rosa Martínez"]);
 }
+
+#[test]
+fn label_fields_and_cues_inside_a_window() {
+    // A capitalised label's window reads on after its cue.
+    assert_eq!(
+        names("Kunde: thomas bauer, möchte die Rechnung"),
+        ["thomas bauer"]
+    );
+    // A field after a label cue is one name up to its end.
+    assert_eq!(
+        names("cliente: anna maria de santis, chiede la fattura"),
+        ["anna maria de santis"]
+    );
+    assert_eq!(
+        names("cliente: fernanda lima castro, pede segunda via"),
+        ["fernanda lima castro"]
+    );
+    assert_eq!(
+        names("Cadastro: NOME: FRANCISCO DAS CHAGAS; SETOR: ESTOQUE"),
+        ["FRANCISCO DAS CHAGAS"]
+    );
+    assert_eq!(names("caller: rosa delgado, order 88213"), ["rosa delgado"]);
+    // Not prose that runs on after the name.
+    assert_eq!(names("Kunde: Thomas ruft morgen an, danke"), ["Thomas"]);
+}
+
+#[test]
+fn values_of_name_labels_in_tool_calls() {
+    assert_eq!(
+        names(r#"{"arguments": "{\"nome\": \"Annunziata\", \"cognome\": \"La Rocca\"}"}"#),
+        ["Annunziata", "La Rocca"]
+    );
+    assert_eq!(
+        names(r#"{"vorname": "Friederike", "nachname": "Lindemann", "ort": "Kassel"}"#),
+        ["Friederike", "Lindemann"]
+    );
+    // `name` labels anything: not evidence alone.
+    assert!(names(r#"{"name": "Acme", "city": "Paris"}"#).is_empty());
+}
+
+#[test]
+fn initials_joined_or_spaced() {
+    assert_eq!(names("le mail de J.-M. Carrière sur"), ["J.-M. Carrière"]);
+    assert_eq!(
+        names("Interlocuteur : P.-A. de Villeneuve, achats."),
+        ["P.-A. de Villeneuve"]
+    );
+    assert_eq!(
+        names("Contato: J. C. Pimentel, compras."),
+        ["J. C. Pimentel"]
+    );
+    assert_eq!(
+        names("Contacto: M. Á. Sepúlveda, compras."),
+        ["M. Á. Sepúlveda"]
+    );
+    // `M.` alone is still Monsieur.
+    assert_eq!(names("Bonjour M. Dupont,"), ["Dupont"]);
+}
+
+#[test]
+fn particles_and_places_after_a_title() {
+    assert_eq!(
+        names("Gentile Avv. Di Pietro,\nle confermiamo"),
+        ["Di Pietro"]
+    );
+    assert_eq!(
+        names("Estimado Sr. Fernández de Córdoba:\nLe confirmamos"),
+        ["Fernández de Córdoba"]
+    );
+    assert!(names("El clima de Santiago de Chile en invierno").is_empty());
+}
+
+#[test]
+fn pets_sign_offs_and_cued_words() {
+    assert!(names("write a poem for my dog Bruno").is_empty());
+    assert!(names("un poème pour mon chat Gaston qui dort").is_empty());
+    assert!(names("ein Gedicht für meinen Hund Bruno").is_empty());
+    // A sign-off after a comma at the end: a nickname the lists do not know.
+    assert_eq!(names("starts Monday. Cheers, Becca"), ["Becca"]);
+    // A determiner after a cue is no name.
+    assert_eq!(
+        names("C'est son associé, Olivier, qui décide."),
+        ["Olivier"]
+    );
+    // A quantity after a lower cue.
+    assert!(names("ask max 3 questions per turn").is_empty());
+    assert_eq!(names("un mot pour ma marraine josiane ?"), ["josiane"]);
+    assert_eq!(names("scrivere a mia cugina giulia"), ["giulia"]);
+}

@@ -53,7 +53,12 @@ pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut St
         while let Some((start, end)) = next_word(text, at) {
             // A long lower-case word after the capitalised one ends the
             // window and is no particle: not looked up.
-            let looked_up = start < trigger || forced > 0 || end - start <= MAX_PARTICLE_BYTES;
+            // (And a tool call's JSON key, `"nachname": "…"`: a label.)
+            let looked_up = start < trigger
+                || forced > 0
+                || end - start <= MAX_PARTICLE_BYTES
+                || text[end..].starts_with("\":")
+                || text[end..].starts_with("\\\":");
             let word = reader.push(start, end, looked_up, folded);
             at = end + usize::from(word.dot);
             if start < trigger {
@@ -64,6 +69,16 @@ pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut St
                 continue;
             }
             if word.case == Case::Lower && !word.is(flag::PARTICLE) {
+                // A cue this window passed ends before the word (`Kunde:
+                // thomas bauer`): read on as after any cue.
+                if cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
+                {
+                    next_cue += 1;
+                    forced = CUED_WORDS - 1;
+                    continue;
+                }
                 break;
             }
         }
@@ -221,8 +236,10 @@ impl Reader<'_> {
         let text = self.text;
         let dot = text[end..].starts_with('.');
         let raw = &text[start..end];
+        // (An escaped quote after it, `\"Lindemann\"` in a tool call's
+        // JSON string, ends the word as a quote does.)
         let glued = text[..start].chars().next_back().is_some_and(glues)
-            || text[end..].chars().next().is_some_and(glues);
+            || (text[end..].chars().next().is_some_and(glues) && !text[end..].starts_with("\\\""));
         // A possessive `'s` is not part of the name.
         let name_end = raw
             .strip_suffix("'s")
