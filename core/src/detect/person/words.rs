@@ -27,6 +27,118 @@ pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut St
         words: Vec::with_capacity(16),
         prev_end: 0,
     };
+    let mut capitals = Capitals::new(text);
+    let mut pos = 0;
+    let mut next_cue = 0;
+    loop {
+        while next_cue < cues.len() && cues[next_cue].end < pos {
+            next_cue += 1;
+        }
+        let capital = capitals.at_or_after(pos);
+        let cue = cues.get(next_cue).map(|c| c.end);
+        let (trigger, mut forced) = match (capital, cue) {
+            (None, None) => break,
+            (Some(c), Some(q)) if q <= c => (q, CUED_WORDS),
+            (Some(c), _) => (c, 0),
+            (None, Some(q)) => (q, CUED_WORDS),
+        };
+        // A `# lower` cue takes only a lower-case given name first.
+        let lower_cue = forced > 0 && cues[next_cue].lower;
+        if forced > 0 {
+            next_cue += 1;
+        }
+        let mut at = trigger;
+        if let Some(before) = word_before(text, trigger) {
+            if before >= reader.prev_end && before >= pos {
+                at = before;
+            }
+        }
+        while let Some((start, end)) = next_word(text, at) {
+            // A long lower-case word after the capitalised one ends the
+            // window and is no particle: not looked up.
+            let looked_up = start < trigger || forced > 0 || end - start <= MAX_PARTICLE_BYTES;
+            let word = reader.push(start, end, looked_up, folded);
+            at = end + usize::from(word.dot);
+            if start < trigger {
+                continue; // the word before: context
+            }
+            if lower_cue
+                && forced == CUED_WORDS
+                && cannot_follow_lower_cue(&word)
+                && reader.rest_of_window_is_void(at, &mut capitals, cues.get(next_cue), folded)
+            {
+                break;
+            }
+            if forced > 0 {
+                forced -= 1;
+                continue;
+            }
+            if word.case == Case::Lower && !word.is(flag::PARTICLE) {
+                break;
+            }
+        }
+        pos = at.max(trigger + 1);
+        if pos >= text.len() {
+            break;
+        }
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+    }
+    reader.words
+}
+
+/// [`next_capital`] with its last answer kept: the window loop and the
+/// test after a `# lower` cue ask for the same capital.
+pub(super) struct Capitals<'a> {
+    text: &'a str,
+    /// The last answer, for any position from `.0` to the capital.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl<'a> Capitals<'a> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Capitals { text, last: None }
+    }
+
+    pub(super) fn at_or_after(&mut self, from: usize) -> Option<usize> {
+        if let Some((asked, found)) = self.last {
+            if asked <= from && found.is_none_or(|c| c >= from) {
+                return found;
+            }
+        }
+        let found = next_capital(self.text, from);
+        self.last = Some((from, found));
+        found
+    }
+}
+
+/// Whether the first word after a `# lower` cue leaves the cue without a
+/// name whatever follows ([`super::cues::cued`] takes only a lower-case
+/// given name the lists know as nothing else, or one after an article).
+fn cannot_follow_lower_cue(word: &Word) -> bool {
+    word.case == Case::Lower
+        && !word.dot
+        && !word.determiner
+        && !(word.strong() && word.is(flag::GIVEN))
+}
+
+/// [`words`] as it was before a window after a `# lower` cue could end at
+/// its first word: the reference the tests compare findings with.
+#[cfg(test)]
+pub(super) fn words_reference(
+    text: &str,
+    cues: &[Cue],
+    never: &NeverMask,
+    folded: &mut String,
+) -> Vec<Word> {
+    let mut reader = Reader {
+        text,
+        never,
+        lexicon: lexicon(),
+        words: Vec::new(),
+        prev_end: 0,
+    };
     let mut pos = 0;
     let mut next_cue = 0;
     loop {
@@ -282,6 +394,88 @@ impl Reader<'_> {
         self.words.push(word);
         self.prev_end = end + usize::from(dot);
         word
+    }
+
+    /// After a `# lower` cue whose first word cannot start a name (read
+    /// up to `from`): whether the rest of its window (three more words,
+    /// then particles up to a lower-case word) can be left unread with
+    /// every finding the same. It can when that rest holds only lower-case
+    /// words, no cue ends in it, and the next window starts with a
+    /// lower-case word after an unread word, so that no rule sees the
+    /// difference: the next window's first word reads alike (a `Break`
+    /// before it either way), and lower-case words that no capital or cue
+    /// stands beside start, join and judge no run. `next_cue` is the first
+    /// cue after this one.
+    fn rest_of_window_is_void(
+        &self,
+        from: usize,
+        capitals: &mut Capitals,
+        next_cue: Option<&Cue>,
+        folded: &mut String,
+    ) -> bool {
+        let text = self.text;
+        let capital = capitals.at_or_after(from);
+        // Where the whole window would end (`pos` of the loop in `words`).
+        let mut at = from;
+        let mut forced = CUED_WORDS - 1;
+        let mut read = false;
+        while let Some((start, end)) = next_word(text, at) {
+            if capital.is_some_and(|c| c < end) {
+                return false; // a capitalised word in the window
+            }
+            let dot = text[end..].starts_with('.');
+            if dot {
+                return false; // the next word's sentence start would differ
+            }
+            at = end;
+            read = true;
+            if forced > 0 {
+                forced -= 1;
+                continue;
+            }
+            // A lower-case word ends the window unless a particle (looked
+            // up only when short).
+            if end - start > MAX_PARTICLE_BYTES {
+                break;
+            }
+            let raw = &text[start..end];
+            let name = raw
+                .strip_suffix("'s")
+                .or_else(|| raw.strip_suffix("’s"))
+                .unwrap_or(raw);
+            if self.flags_of(name, dot, folded) & flag::PARTICLE == 0 {
+                break;
+            }
+        }
+        if !read {
+            return false; // nothing to leave unread
+        }
+        let window_end = at;
+        if next_cue.is_some_and(|c| c.end < window_end) {
+            return false;
+        }
+        // The next window: its trigger, and its first word.
+        let trigger = match (capital, next_cue.map(|c| c.end)) {
+            (None, None) => return true,
+            (Some(c), Some(q)) => c.min(q),
+            (Some(c), None) => c,
+            (None, Some(q)) => q,
+        };
+        let before = word_before(text, trigger);
+        if before.is_some_and(|b| b >= from && b < window_end) {
+            return false; // read as context after the cut only
+        }
+        let first_at = before.filter(|&b| b >= window_end).unwrap_or(trigger);
+        let Some((start, end)) = next_word(text, first_at) else {
+            return false;
+        };
+        let raw = &text[start..end];
+        let name = raw
+            .strip_suffix("'s")
+            .or_else(|| raw.strip_suffix("’s"))
+            .unwrap_or(raw);
+        let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
+        case_of(name) == Case::Lower && head.len() > window_end
     }
 
     /// What the lists say `name` is (`folded` is its folded form after).
