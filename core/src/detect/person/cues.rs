@@ -14,8 +14,12 @@ use std::sync::OnceLock;
 pub(super) struct CueIndex {
     /// Bit `start_slot(key)` is set for every phrase's key.
     starts: Box<[u64]>,
-    /// Per key, sorted by key: the phrases that start with it.
+    /// Per key: the phrases that start with it.
     by_key: Vec<(u32, Vec<CuePhrase>)>,
+    /// An open-addressed table over `by_key` (index + 1, 0 for none), from
+    /// `start_slot(key)` on: one probe or two where a binary search took
+    /// nine.
+    key_table: Box<[u16]>,
 }
 
 /// A cue phrase in lower case, and what it takes.
@@ -59,16 +63,19 @@ impl CueIndex {
         if word & (1 << (slot & 63)) == 0 {
             return None;
         }
-        self.phrase_at(bytes, at, key)
+        self.phrase_at(bytes, at, key, slot)
     }
 
     #[inline(never)]
-    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, CueStrength)> {
+    fn phrase_at(
+        &self,
+        bytes: &[u8],
+        at: usize,
+        key: u32,
+        slot: usize,
+    ) -> Option<(usize, CueStrength)> {
         let rest = &bytes[at..];
-        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
-            Ok(found) => &self.by_key[found].1,
-            Err(_) => return None,
-        };
+        let phrases = &self.by_key.get(self.key_index(key, slot)?)?.1;
         phrases
             .iter()
             .filter(|(phrase, _)| {
@@ -81,6 +88,37 @@ impl CueIndex {
             .max_by_key(|(phrase, _)| phrase.len())
             .map(|(phrase, strength)| (at + phrase.len(), *strength))
     }
+}
+
+impl CueIndex {
+    /// Where `key` stands in `by_key`, if it does.
+    fn key_index(&self, key: u32, slot: usize) -> Option<usize> {
+        let mask = self.key_table.len() - 1;
+        let mut probe = slot & mask;
+        loop {
+            let index = usize::from(*self.key_table.get(probe)?).checked_sub(1)?;
+            if self.by_key.get(index)?.0 == key {
+                return Some(index);
+            }
+            probe = (probe + 1) & mask;
+        }
+    }
+}
+
+/// The open-addressed table of [`CueIndex::key_table`]: a power of two,
+/// at most a quarter full, so that a probe ends on an empty entry.
+fn key_table(by_key: &[(u32, Vec<CuePhrase>)]) -> Box<[u16]> {
+    let len = (by_key.len() * 4).next_power_of_two().max(8);
+    let mut table = vec![0u16; len].into_boxed_slice();
+    for (index, (key, _)) in by_key.iter().enumerate() {
+        let mut probe = start_slot(*key) & (len - 1);
+        while table[probe] != 0 {
+            probe = (probe + 1) & (len - 1);
+        }
+        // The lists hold a few hundred keys: far below u16's range.
+        table[probe] = u16::try_from(index + 1).unwrap_or(0);
+    }
+    table
 }
 
 pub(super) fn cue_index() -> &'static CueIndex {
@@ -109,7 +147,12 @@ pub(super) fn cue_index() -> &'static CueIndex {
         }
         let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
         by_key.sort_unstable_by_key(|(key, _)| *key);
-        CueIndex { starts, by_key }
+        let key_table = key_table(&by_key);
+        CueIndex {
+            starts,
+            by_key,
+            key_table,
+        }
     })
 }
 
@@ -122,11 +165,11 @@ pub(super) struct Cue {
     pub(super) lower: bool,
 }
 
-/// The cue phrases of `text` that stand as whole words, by position. A
-/// phrase is looked for at the text's start and after each space or line
-/// break whose next four bytes start some phrase.
-pub(super) fn cue_matches(text: &str) -> Vec<Cue> {
-    let mut cues = Vec::new();
+/// The cue phrases of `text` that stand as whole words, by position, into
+/// `cues` (empty: the caller clears it). A phrase is looked for at the
+/// text's start and after each space or line break whose next four bytes
+/// start some phrase.
+pub(super) fn cue_matches(text: &str, cues: &mut Vec<Cue>) {
     let index = cue_index();
     let bytes = text.as_bytes();
     let mut check = |at: usize| {
@@ -162,7 +205,6 @@ pub(super) fn cue_matches(text: &str) -> Vec<Cue> {
         }
         block_start = end;
     }
-    cues
 }
 
 /// Whether `phrase` is `cue` or ends in it after a space (both in lower

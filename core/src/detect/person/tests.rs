@@ -444,7 +444,8 @@ fn spans(text: &str, reference: bool) -> Vec<(usize, usize)> {
     let never = NeverMask::default();
     let mut out = Vec::new();
     if reference {
-        let cues = cues::cue_matches(text);
+        let mut cues = Vec::new();
+        cues::cue_matches(text, &mut cues);
         let mut folded = String::new();
         let words = words_reference(text, &cues, &never, &mut folded);
         rules::runs(&words, &mut out);

@@ -18,13 +18,21 @@ pub(super) const CUED_WORDS: usize = 4;
 /// its capitalised word (a title, a determiner, a greeting, a place word
 /// there is evidence) and ends after the first lower-case word that is
 /// not a particle.
-pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Vec<Word> {
+///
+/// `words` is cleared first; its buffer is kept.
+pub(super) fn read_words(
+    text: &str,
+    cues: &[Cue],
+    never: &NeverMask,
+    folded: &mut String,
+    words: &mut Vec<Word>,
+) {
+    words.clear();
     let mut reader = Reader {
         text,
         never,
         lexicon: lexicon(),
-        // A window holds three words or so: no regrowth for most texts.
-        words: Vec::with_capacity(16),
+        words: std::mem::take(words),
         prev_end: 0,
     };
     let mut capitals = Capitals::new(text);
@@ -85,7 +93,7 @@ pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut St
             pos += 1;
         }
     }
-    reader.words
+    *words = reader.words;
 }
 
 /// [`next_capital`] with its last answer kept: the window loop and the
@@ -123,7 +131,7 @@ fn cannot_follow_lower_cue(word: &Word) -> bool {
         && !(word.strong() && word.is(flag::GIVEN))
 }
 
-/// [`words`] as it was before a window after a `# lower` cue could end at
+/// [`read_words`] as it was before a window after a `# lower` cue could end at
 /// its first word: the reference the tests compare findings with.
 #[cfg(test)]
 pub(super) fn words_reference(
@@ -606,6 +614,7 @@ pub(super) fn glues(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '+' | '/' | '=' | '\\')
 }
 
+#[inline]
 pub(super) fn case_of(word: &str) -> Case {
     if word.is_ascii() {
         return case_of_ascii(word.as_bytes());
