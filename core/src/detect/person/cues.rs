@@ -54,16 +54,22 @@ impl CueIndex {
     /// weak). Called after every space: the bit test is all most calls do.
     #[inline]
     fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, CueStrength)> {
+        let (key, slot) = self.start_at(bytes, at)?;
+        self.phrase_at(bytes, at, key, slot)
+    }
+
+    /// The key and slot of the four bytes at `at` when some phrase starts
+    /// so (the bit test alone: the scan of [`cue_matches`] makes it after
+    /// every space, in line).
+    #[inline]
+    fn start_at(&self, bytes: &[u8], at: usize) -> Option<(u32, usize)> {
         let &[a, b, c, d] = bytes.get(at..at + 4)? else {
             return None;
         };
         let key = start_key([a, b, c, d]);
         let slot = start_slot(key);
         let word = self.starts.get(slot >> 6)?;
-        if word & (1 << (slot & 63)) == 0 {
-            return None;
-        }
-        self.phrase_at(bytes, at, key, slot)
+        (word & (1 << (slot & 63)) != 0).then_some((key, slot))
     }
 
     #[inline(never)]
@@ -199,7 +205,7 @@ pub(super) fn cue_matches(text: &str, cues: &mut Vec<Cue>) {
         while hits != 0 {
             let at = block_start + (hits.trailing_zeros() / 8) as usize + 1;
             hits &= hits - 1;
-            if at < end + 1 && at <= bytes.len() {
+            if at < end + 1 && at <= bytes.len() && index.start_at(bytes, at).is_some() {
                 check(at);
             }
         }

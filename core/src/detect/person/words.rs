@@ -125,10 +125,8 @@ impl<'a> Capitals<'a> {
 /// name whatever follows ([`super::cues::cued`] takes only a lower-case
 /// given name the lists know as nothing else, or one after an article).
 fn cannot_follow_lower_cue(word: &Word) -> bool {
-    word.case == Case::Lower
-        && !word.dot
-        && !word.determiner
-        && !(word.strong() && word.is(flag::GIVEN))
+    let may_be_a_name = word.strong() && word.is(flag::GIVEN);
+    word.case == Case::Lower && !word.dot && !word.determiner && !may_be_a_name
 }
 
 /// [`read_words`] as it was before a window after a `# lower` cue could end at
