@@ -29,7 +29,6 @@ use super::Finding;
 use cues::{cue_index, cue_matches, cued};
 use lexicon::flag;
 use rules::runs;
-use std::cell::RefCell;
 use std::collections::HashSet;
 use words::{next_capital, read_words};
 
@@ -158,25 +157,20 @@ pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
     if capital.is_none() && !may_cue {
         return;
     }
-    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => find_with(text, capital.is_some(), never, &mut scratch, out),
-        // Not reentrant; were it ever, fresh buffers.
-        Err(_) => find_with(text, capital.is_some(), never, &mut Scratch::default(), out),
-    });
+    let mut scratch = Scratch {
+        cues: Vec::new(),
+        // A window holds three words or so: no regrowth for most texts.
+        words: Vec::with_capacity(16),
+        folded: String::new(),
+    };
+    find_with(text, capital.is_some(), never, &mut scratch, out);
 }
 
-/// The buffers `find` fills for each text, kept between texts: the
-/// filter reads one text at a time, and three allocations a text cost
-/// as much as reading a few words.
-#[derive(Default)]
+/// The buffers `find` fills for a text.
 struct Scratch {
     cues: Vec<cues::Cue>,
     words: Vec<Word>,
     folded: String,
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 fn find_with(

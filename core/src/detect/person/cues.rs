@@ -14,12 +14,8 @@ use std::sync::OnceLock;
 pub(super) struct CueIndex {
     /// Bit `start_slot(key)` is set for every phrase's key.
     starts: Box<[u64]>,
-    /// Per key: the phrases that start with it.
+    /// Per key, sorted by key: the phrases that start with it.
     by_key: Vec<(u32, Vec<CuePhrase>)>,
-    /// An open-addressed table over `by_key` (index + 1, 0 for none), from
-    /// `start_slot(key)` on: one probe or two where a binary search took
-    /// nine.
-    key_table: Box<[u16]>,
 }
 
 /// A cue phrase in lower case, and what it takes.
@@ -54,34 +50,31 @@ impl CueIndex {
     /// weak). Called after every space: the bit test is all most calls do.
     #[inline]
     fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, CueStrength)> {
-        let (key, slot) = self.start_at(bytes, at)?;
-        self.phrase_at(bytes, at, key, slot)
+        let key = self.start_at(bytes, at)?;
+        self.phrase_at(bytes, at, key)
     }
 
-    /// The key and slot of the four bytes at `at` when some phrase starts
+    /// The key of the four bytes at `at` when some phrase starts
     /// so (the bit test alone: the scan of [`cue_matches`] makes it after
     /// every space, in line).
     #[inline]
-    fn start_at(&self, bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    fn start_at(&self, bytes: &[u8], at: usize) -> Option<u32> {
         let &[a, b, c, d] = bytes.get(at..at + 4)? else {
             return None;
         };
         let key = start_key([a, b, c, d]);
         let slot = start_slot(key);
         let word = self.starts.get(slot >> 6)?;
-        (word & (1 << (slot & 63)) != 0).then_some((key, slot))
+        (word & (1 << (slot & 63)) != 0).then_some(key)
     }
 
     #[inline(never)]
-    fn phrase_at(
-        &self,
-        bytes: &[u8],
-        at: usize,
-        key: u32,
-        slot: usize,
-    ) -> Option<(usize, CueStrength)> {
+    fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, CueStrength)> {
         let rest = &bytes[at..];
-        let phrases = &self.by_key.get(self.key_index(key, slot)?)?.1;
+        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(found) => &self.by_key[found].1,
+            Err(_) => return None,
+        };
         phrases
             .iter()
             .filter(|(phrase, _)| {
@@ -94,37 +87,6 @@ impl CueIndex {
             .max_by_key(|(phrase, _)| phrase.len())
             .map(|(phrase, strength)| (at + phrase.len(), *strength))
     }
-}
-
-impl CueIndex {
-    /// Where `key` stands in `by_key`, if it does.
-    fn key_index(&self, key: u32, slot: usize) -> Option<usize> {
-        let mask = self.key_table.len() - 1;
-        let mut probe = slot & mask;
-        loop {
-            let index = usize::from(*self.key_table.get(probe)?).checked_sub(1)?;
-            if self.by_key.get(index)?.0 == key {
-                return Some(index);
-            }
-            probe = (probe + 1) & mask;
-        }
-    }
-}
-
-/// The open-addressed table of [`CueIndex::key_table`]: a power of two,
-/// at most a quarter full, so that a probe ends on an empty entry.
-fn key_table(by_key: &[(u32, Vec<CuePhrase>)]) -> Box<[u16]> {
-    let len = (by_key.len() * 4).next_power_of_two().max(8);
-    let mut table = vec![0u16; len].into_boxed_slice();
-    for (index, (key, _)) in by_key.iter().enumerate() {
-        let mut probe = start_slot(*key) & (len - 1);
-        while table[probe] != 0 {
-            probe = (probe + 1) & (len - 1);
-        }
-        // The lists hold a few hundred keys: far below u16's range.
-        table[probe] = u16::try_from(index + 1).unwrap_or(0);
-    }
-    table
 }
 
 pub(super) fn cue_index() -> &'static CueIndex {
@@ -153,12 +115,7 @@ pub(super) fn cue_index() -> &'static CueIndex {
         }
         let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
         by_key.sort_unstable_by_key(|(key, _)| *key);
-        let key_table = key_table(&by_key);
-        CueIndex {
-            starts,
-            by_key,
-            key_table,
-        }
+        CueIndex { starts, by_key }
     })
 }
 

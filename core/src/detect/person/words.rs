@@ -475,13 +475,11 @@ impl Reader<'_> {
         let Some((start, end)) = next_word(text, first_at) else {
             return false;
         };
-        let raw = &text[start..end];
-        let name = raw
-            .strip_suffix("'s")
-            .or_else(|| raw.strip_suffix("’s"))
-            .unwrap_or(raw);
+        // In lower case: no capital starts before its end (the letter that
+        // decides a word's case starts it or follows an elision).
+        let lower = capital.is_none_or(|c| c >= end);
         let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
-        case_of(name) == Case::Lower && head.len() > window_end
+        lower && head.len() > window_end
     }
 
     /// What the lists say `name` is (`folded` is its folded form after).
@@ -612,7 +610,6 @@ pub(super) fn glues(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '+' | '/' | '=' | '\\')
 }
 
-#[inline]
 pub(super) fn case_of(word: &str) -> Case {
     if word.is_ascii() {
         return case_of_ascii(word.as_bytes());
