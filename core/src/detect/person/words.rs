@@ -35,14 +35,13 @@ pub(super) fn read_words(
         words: std::mem::take(words),
         prev_end: 0,
     };
-    let mut capitals = Capitals::new(text);
     let mut pos = 0;
     let mut next_cue = 0;
     loop {
         while next_cue < cues.len() && cues[next_cue].end < pos {
             next_cue += 1;
         }
-        let capital = capitals.at_or_after(pos);
+        let capital = next_capital(text, pos);
         let cue = cues.get(next_cue).map(|c| c.end);
         let (trigger, mut forced) = match (capital, cue) {
             (None, None) => break,
@@ -73,7 +72,7 @@ pub(super) fn read_words(
             if lower_cue
                 && forced == CUED_WORDS
                 && cannot_follow_lower_cue(&word)
-                && reader.rest_of_window_is_void(at, &mut capitals, cues.get(next_cue), folded)
+                && reader.rest_of_window_is_void(at, cues.get(next_cue))
             {
                 break;
             }
@@ -94,31 +93,6 @@ pub(super) fn read_words(
         }
     }
     *words = reader.words;
-}
-
-/// [`next_capital`] with its last answer kept: the window loop and the
-/// test after a `# lower` cue ask for the same capital.
-pub(super) struct Capitals<'a> {
-    text: &'a str,
-    /// The last answer, for any position from `.0` to the capital.
-    last: Option<(usize, Option<usize>)>,
-}
-
-impl<'a> Capitals<'a> {
-    pub(super) fn new(text: &'a str) -> Self {
-        Capitals { text, last: None }
-    }
-
-    pub(super) fn at_or_after(&mut self, from: usize) -> Option<usize> {
-        if let Some((asked, found)) = self.last {
-            if asked <= from && found.is_none_or(|c| c >= from) {
-                return found;
-            }
-        }
-        let found = next_capital(self.text, from);
-        self.last = Some((from, found));
-        found
-    }
 }
 
 /// Whether the first word after a `# lower` cue leaves the cue without a
@@ -412,15 +386,9 @@ impl Reader<'_> {
     /// before it either way), and lower-case words that no capital or cue
     /// stands beside start, join and judge no run. `next_cue` is the first
     /// cue after this one.
-    fn rest_of_window_is_void(
-        &self,
-        from: usize,
-        capitals: &mut Capitals,
-        next_cue: Option<&Cue>,
-        folded: &mut String,
-    ) -> bool {
+    fn rest_of_window_is_void(&self, from: usize, next_cue: Option<&Cue>) -> bool {
         let text = self.text;
-        let capital = capitals.at_or_after(from);
+        let capital = next_capital(text, from);
         // Where the whole window would end (`pos` of the loop in `words`).
         let mut at = from;
         let mut forced = CUED_WORDS - 1;
@@ -439,19 +407,12 @@ impl Reader<'_> {
                 forced -= 1;
                 continue;
             }
-            // A lower-case word ends the window unless a particle (looked
-            // up only when short).
+            // A long lower-case word ends the window (a short one may be a
+            // particle that goes on: not looked up here, the window is read).
             if end - start > MAX_PARTICLE_BYTES {
                 break;
             }
-            let raw = &text[start..end];
-            let name = raw
-                .strip_suffix("'s")
-                .or_else(|| raw.strip_suffix("’s"))
-                .unwrap_or(raw);
-            if self.flags_of(name, dot, folded) & flag::PARTICLE == 0 {
-                break;
-            }
+            return false;
         }
         if !read {
             return false; // nothing to leave unread
