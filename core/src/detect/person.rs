@@ -30,7 +30,7 @@ use cues::{cue_index, cue_matches, cued};
 use lexicon::flag;
 use rules::runs;
 use std::collections::HashSet;
-use words::{next_capital, words};
+use words::{next_capital, read_words};
 
 /// Words the operator never wants masked as a name (a company or product
 /// called like a person), folded.
@@ -157,21 +157,47 @@ pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
     if capital.is_none() && !may_cue {
         return;
     }
-    let cues = if may_cue {
-        cue_matches(text)
-    } else {
-        Vec::new()
+    let mut scratch = Scratch {
+        cues: Vec::new(),
+        // A window holds three words or so: no regrowth for most texts.
+        words: Vec::with_capacity(16),
+        folded: String::new(),
     };
-    if capital.is_none() && cues.is_empty() {
+    find_with(text, capital.is_some(), never, &mut scratch, out);
+}
+
+/// The buffers `find` fills for a text.
+struct Scratch {
+    cues: Vec<cues::Cue>,
+    words: Vec<Word>,
+    folded: String,
+}
+
+fn find_with(
+    text: &str,
+    capital: bool,
+    never: &NeverMask,
+    scratch: &mut Scratch,
+    out: &mut Vec<Finding>,
+) {
+    let Scratch {
+        cues,
+        words,
+        folded,
+    } = scratch;
+    cues.clear();
+    if text.len() >= 3 {
+        cue_matches(text, cues);
+    }
+    if !capital && cues.is_empty() {
         return;
     }
-    let mut folded = String::new();
-    let words = words(text, &cues, never, &mut folded);
+    read_words(text, cues, never, folded, words);
     if words.is_empty() {
         return;
     }
-    runs(&words, out);
-    cued(text, &cues, &words, out);
+    runs(words, out);
+    cued(text, cues, words, out);
 }
 
 #[cfg(test)]

@@ -51,16 +51,22 @@ impl CueIndex {
     /// weak). Called after every space: the bit test is all most calls do.
     #[inline]
     fn at(&self, bytes: &[u8], at: usize) -> Option<(usize, CueStrength)> {
+        let key = self.start_at(bytes, at)?;
+        self.phrase_at(bytes, at, key)
+    }
+
+    /// The key of the four bytes at `at` when some phrase starts
+    /// so (the bit test alone: the scan of [`cue_matches`] makes it after
+    /// every space, in line).
+    #[inline]
+    fn start_at(&self, bytes: &[u8], at: usize) -> Option<u32> {
         let &[a, b, c, d] = bytes.get(at..at + 4)? else {
             return None;
         };
         let key = start_key([a, b, c, d]);
         let slot = start_slot(key);
         let word = self.starts.get(slot >> 6)?;
-        if word & (1 << (slot & 63)) == 0 {
-            return None;
-        }
-        self.phrase_at(bytes, at, key)
+        (word & (1 << (slot & 63)) != 0).then_some(key)
     }
 
     #[inline(never)]
@@ -123,11 +129,11 @@ pub(super) struct Cue {
     pub(super) lower: bool,
 }
 
-/// The cue phrases of `text` that stand as whole words, by position. A
-/// phrase is looked for at the text's start and after each space or line
-/// break whose next four bytes start some phrase.
-pub(super) fn cue_matches(text: &str) -> Vec<Cue> {
-    let mut cues = Vec::new();
+/// The cue phrases of `text` that stand as whole words, by position, into
+/// `cues` (empty: the caller clears it). A phrase is looked for at the
+/// text's start and after each space or line break whose next four bytes
+/// start some phrase.
+pub(super) fn cue_matches(text: &str, cues: &mut Vec<Cue>) {
     let index = cue_index();
     let bytes = text.as_bytes();
     let mut check = |at: usize| {
@@ -157,13 +163,12 @@ pub(super) fn cue_matches(text: &str) -> Vec<Cue> {
         while hits != 0 {
             let at = block_start + (hits.trailing_zeros() / 8) as usize + 1;
             hits &= hits - 1;
-            if at < end + 1 && at <= bytes.len() {
+            if at < end + 1 && at <= bytes.len() && index.start_at(bytes, at).is_some() {
                 check(at);
             }
         }
         block_start = end;
     }
-    cues
 }
 
 /// Whether `phrase` is `cue` or ends in it after a space (both in lower

@@ -526,3 +526,165 @@ fn pets_sign_offs_and_cued_words() {
     assert_eq!(names("un mot pour ma marraine josiane ?"), ["josiane"]);
     assert_eq!(names("scrivere a mia cugina giulia"), ["giulia"]);
 }
+
+/// Findings of `find`, or of the reference window reading
+/// ([`words_reference`]) under the same rules.
+fn spans(text: &str, reference: bool) -> Vec<(usize, usize)> {
+    let never = NeverMask::default();
+    let mut out = Vec::new();
+    if reference {
+        let mut cues = Vec::new();
+        cues::cue_matches(text, &mut cues);
+        let mut folded = String::new();
+        let words = words_reference(text, &cues, &never, &mut folded);
+        rules::runs(&words, &mut out);
+        cues::cued(text, &cues, &words, &mut out);
+    } else {
+        find(text, &never, &mut out);
+    }
+    out.iter().map(|f| (f.start, f.end)).collect()
+}
+
+/// Words and separators that make the windows after cues interesting:
+/// `# lower` cues and other cues, lower-case given names, particles,
+/// determiners, conjunctions, capitalised and all-capital names, titles
+/// with dots, elisions, hyphens, possessives, tokens with digits and
+/// underscores, non-ASCII letters.
+const PIECES: &[&str] = &[
+    "tell",
+    "ask",
+    "between",
+    "text",
+    "message",
+    "ping",
+    "remind",
+    "entre",
+    "pro",
+    "pra",
+    "tra",
+    "frag",
+    "sag",
+    "an",
+    "dile a",
+    "di a",
+    "mensagem pro",
+    "my name is",
+    "me llamo",
+    "ich heiße",
+    "i am",
+    "soy",
+    "mme",
+    "dr",
+    "dr.",
+    "with",
+    "me",
+    "him",
+    "whether",
+    "the",
+    "supplier",
+    "contract",
+    "about",
+    "kwame",
+    "nacho",
+    "lucía",
+    "marco",
+    "anna",
+    "max",
+    "paz",
+    "rosa",
+    "de",
+    "la",
+    "van",
+    "der",
+    "dos",
+    "di",
+    "el",
+    "o",
+    "y",
+    "and",
+    "e",
+    "i",
+    "o'brien",
+    "l'oréal",
+    "jean-pierre",
+    "sig.ra",
+    "Marco",
+    "Rossi",
+    "Dr.",
+    "Please",
+    "Contact",
+    "MARIO",
+    "ROSSI",
+    "J.",
+    "O'Connor",
+    "Élodie",
+    "d'Artagnan",
+    "São",
+    "Via",
+    "Will",
+    "Hans",
+    "Müller",
+    "García",
+    "abc123",
+    "x_Y",
+    "9Anna3",
+    "Anna's",
+    "ana's",
+    "über",
+    "ÉCOLE",
+    "Dear",
+    "hola",
+    "Frau",
+    "San",
+    "Paolo",
+    "Kowalski",
+    "petrović",
+    "Ferrari",
+    "S.p.A.",
+];
+
+const SEPARATORS: &[&str] = &[
+    " ", " ", " ", " ", "  ", ", ", ". ", ".", "\n", ",\n", ": ", "-", " - ", " & ", "'", "’", "_",
+    "1", "? ", "; ", " (", ") ", "¿", "\u{a0}",
+];
+
+fn text_of(parts: &[(usize, usize)]) -> String {
+    let mut text = String::new();
+    for &(piece, sep) in parts {
+        text.push_str(PIECES[piece % PIECES.len()]);
+        text.push_str(SEPARATORS[sep % SEPARATORS.len()]);
+    }
+    text
+}
+
+#[test]
+fn cut_windows_after_lower_cues_find_what_the_full_windows_find() {
+    // The bench's sentence, and texts where the rest of the window matters.
+    for text in [
+        "Please review the figures and tell me whether the supplier contract needs to be \
+         renegotiated. Contact: Mario Rossi.",
+        "tell me whether the supplier contract Rossi",
+        "tell me whether de la Marco",
+        "ask him about dr. Rossi and tell the team, Marco",
+        "between kwame and nacho",
+        "tell me. Anna said",
+        "tell me whether the supplier contract. now Rossi",
+        "ask el nacho de la vega",
+        "ping abc-me whether the contract Hans Müller",
+        "entre paz y rosa Müller",
+        "tell me whether the supplier contract\nDear Anna,",
+    ] {
+        assert_eq!(spans(text, false), spans(text, true), "case {}", text.len());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+    #[test]
+    fn cut_windows_after_lower_cues_match_the_reference(
+        parts in proptest::collection::vec((0usize..1000, 0usize..1000), 1..14),
+    ) {
+        let text = text_of(&parts);
+        proptest::prop_assert_eq!(spans(&text, false), spans(&text, true));
+    }
+}

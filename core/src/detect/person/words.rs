@@ -18,13 +18,120 @@ pub(super) const CUED_WORDS: usize = 4;
 /// its capitalised word (a title, a determiner, a greeting, a place word
 /// there is evidence) and ends after the first lower-case word that is
 /// not a particle.
-pub(super) fn words(text: &str, cues: &[Cue], never: &NeverMask, folded: &mut String) -> Vec<Word> {
+///
+/// `words` is cleared first; its buffer is kept.
+pub(super) fn read_words(
+    text: &str,
+    cues: &[Cue],
+    never: &NeverMask,
+    folded: &mut String,
+    words: &mut Vec<Word>,
+) {
+    words.clear();
     let mut reader = Reader {
         text,
         never,
         lexicon: lexicon(),
-        // A window holds three words or so: no regrowth for most texts.
-        words: Vec::with_capacity(16),
+        words: std::mem::take(words),
+        prev_end: 0,
+    };
+    let mut pos = 0;
+    let mut next_cue = 0;
+    loop {
+        while next_cue < cues.len() && cues[next_cue].end < pos {
+            next_cue += 1;
+        }
+        let capital = next_capital(text, pos);
+        let cue = cues.get(next_cue).map(|c| c.end);
+        let (trigger, mut forced) = match (capital, cue) {
+            (None, None) => break,
+            (Some(c), Some(q)) if q <= c => (q, CUED_WORDS),
+            (Some(c), _) => (c, 0),
+            (None, Some(q)) => (q, CUED_WORDS),
+        };
+        // A `# lower` cue takes only a lower-case given name first.
+        let lower_cue = forced > 0 && cues[next_cue].lower;
+        if forced > 0 {
+            next_cue += 1;
+        }
+        let mut at = trigger;
+        if let Some(before) = word_before(text, trigger) {
+            if before >= reader.prev_end && before >= pos {
+                at = before;
+            }
+        }
+        while let Some((start, end)) = next_word(text, at) {
+            // A long lower-case word after the capitalised one ends the
+            // window and is no particle: not looked up.
+            // (And a tool call's JSON key, `"nachname": "…"`: a label.)
+            let looked_up = start < trigger
+                || forced > 0
+                || end - start <= MAX_PARTICLE_BYTES
+                || text[end..].starts_with("\":")
+                || text[end..].starts_with("\\\":");
+            let word = reader.push(start, end, looked_up, folded);
+            at = end + usize::from(word.dot);
+            if start < trigger {
+                continue; // the word before: context
+            }
+            if lower_cue
+                && forced == CUED_WORDS
+                && cannot_follow_lower_cue(&word)
+                && reader.rest_of_window_is_void(at, cues.get(next_cue))
+            {
+                break;
+            }
+            if forced > 0 {
+                forced -= 1;
+                continue;
+            }
+            if word.case == Case::Lower && !word.is(flag::PARTICLE) {
+                // A cue this window passed ends before the word (`Kunde:
+                // thomas bauer`): read on as after any cue.
+                if cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
+                {
+                    next_cue += 1;
+                    forced = CUED_WORDS - 1;
+                    continue;
+                }
+                break;
+            }
+        }
+        pos = at.max(trigger + 1);
+        if pos >= text.len() {
+            break;
+        }
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+    }
+    *words = reader.words;
+}
+
+/// Whether the first word after a `# lower` cue leaves the cue without a
+/// name whatever follows ([`super::cues::cued`] takes only a lower-case
+/// given name the lists know as nothing else, or one after an article).
+fn cannot_follow_lower_cue(word: &Word) -> bool {
+    let may_be_a_name = word.strong() && word.is(flag::GIVEN);
+    word.case == Case::Lower && !word.dot && !word.determiner && !may_be_a_name
+}
+
+/// [`read_words`] as it was before a window after a `# lower` cue could end at
+/// its first word: the reference the tests compare findings with.
+#[cfg(test)]
+pub(super) fn words_reference(
+    text: &str,
+    cues: &[Cue],
+    never: &NeverMask,
+    folded: &mut String,
+) -> Vec<Word> {
+    let mut reader = Reader {
+        text,
+        never,
+        lexicon: lexicon(),
+        words: Vec::new(),
         prev_end: 0,
     };
     let mut pos = 0;
@@ -299,6 +406,73 @@ impl Reader<'_> {
         self.words.push(word);
         self.prev_end = end + usize::from(dot);
         word
+    }
+
+    /// After a `# lower` cue whose first word cannot start a name (read
+    /// up to `from`): whether the rest of its window (three more words,
+    /// then particles up to a lower-case word) can be left unread with
+    /// every finding the same. It can when that rest holds only lower-case
+    /// words, no cue ends in it, and the next window starts with a
+    /// lower-case word after an unread word, so that no rule sees the
+    /// difference: the next window's first word reads alike (a `Break`
+    /// before it either way), and lower-case words that no capital or cue
+    /// stands beside start, join and judge no run. `next_cue` is the first
+    /// cue after this one.
+    fn rest_of_window_is_void(&self, from: usize, next_cue: Option<&Cue>) -> bool {
+        let text = self.text;
+        let capital = next_capital(text, from);
+        // Where the whole window would end (`pos` of the loop in `words`).
+        let mut at = from;
+        let mut forced = CUED_WORDS - 1;
+        let mut read = false;
+        while let Some((start, end)) = next_word(text, at) {
+            if capital.is_some_and(|c| c < end) {
+                return false; // a capitalised word in the window
+            }
+            let dot = text[end..].starts_with('.');
+            if dot {
+                return false; // the next word's sentence start would differ
+            }
+            at = end;
+            read = true;
+            if forced > 0 {
+                forced -= 1;
+                continue;
+            }
+            // A long lower-case word ends the window (a short one may be a
+            // particle that goes on: not looked up here, the window is read).
+            if end - start > MAX_PARTICLE_BYTES {
+                break;
+            }
+            return false;
+        }
+        if !read {
+            return false; // nothing to leave unread
+        }
+        let window_end = at;
+        if next_cue.is_some_and(|c| c.end < window_end) {
+            return false;
+        }
+        // The next window: its trigger, and its first word.
+        let trigger = match (capital, next_cue.map(|c| c.end)) {
+            (None, None) => return true,
+            (Some(c), Some(q)) => c.min(q),
+            (Some(c), None) => c,
+            (None, Some(q)) => q,
+        };
+        let before = word_before(text, trigger);
+        if before.is_some_and(|b| b >= from && b < window_end) {
+            return false; // read as context after the cut only
+        }
+        let first_at = before.filter(|&b| b >= window_end).unwrap_or(trigger);
+        let Some((start, end)) = next_word(text, first_at) else {
+            return false;
+        };
+        // In lower case: no capital starts before its end (the letter that
+        // decides a word's case starts it or follows an elision).
+        let lower = capital.is_none_or(|c| c >= end);
+        let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
+        lower && head.len() > window_end
     }
 
     /// What the lists say `name` is (`folded` is its folded form after).
