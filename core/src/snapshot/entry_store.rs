@@ -82,6 +82,7 @@ fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     Some(out)
 }
 
+#[inline]
 fn id_at(bytes: &[u8], at: usize) -> Option<EntryId> {
     let id: [u8; 16] = bytes.get(at..at.checked_add(16)?)?.try_into().ok()?;
     Some(EntryId(id))
@@ -238,11 +239,18 @@ impl EntryStore {
         Some(EntryRef {
             slot,
             id: r.id,
-            value: std::str::from_utf8(r.value).ok()?,
-            surrogate: std::str::from_utf8(r.surrogate).ok()?,
+            value: checked_text(r.value),
+            surrogate: checked_text(r.surrogate),
             kind: self.kinds.get(usize::try_from(r.kind).ok()?)?,
             generation: r.generation,
         })
+    }
+
+    /// The id of the entry in `slot` (read without the rest of its record).
+    #[inline]
+    pub(crate) fn id_of(&self, slot: Slot) -> Option<EntryId> {
+        let (bytes, at) = self.place(slot)?;
+        id_at(bytes, at)
     }
 
     /// The value of the entry in `slot`, as bytes (the matchers compare
@@ -266,8 +274,11 @@ impl EntryStore {
             .get(id, |s| id_in(&self.base, &self.added, &self.slots, s))
     }
 
-    pub(crate) fn insert(&mut self, entry: Entry) -> Slot {
-        let slot = self.insert_parts(
+    /// Appends an entry's record to `added` and wipes the entry's strings.
+    /// None (nothing stored) only when `added` already holds 2 GiB, which
+    /// no wasm32 memory can.
+    pub(crate) fn insert(&mut self, entry: Entry) -> Option<Slot> {
+        let slot = self.insert_record(
             entry.id,
             &entry.kind,
             entry.generation,
@@ -280,15 +291,18 @@ impl EntryStore {
         slot
     }
 
-    /// Appends an entry's record to `added`.
-    pub(crate) fn insert_parts(
+    fn insert_record(
         &mut self,
         id: EntryId,
         kind: &Kind,
         generation: u64,
         value: &str,
         surrogate: &str,
-    ) -> Slot {
+    ) -> Option<Slot> {
+        let at = u32::try_from(self.added.len())
+            .ok()
+            .filter(|at| *at < ADDED)?
+            | ADDED;
         let kind = match self.kinds.iter().position(|k| k == kind) {
             Some(k) => k,
             None => {
@@ -296,12 +310,6 @@ impl EntryStore {
                 self.kinds.len() - 1
             }
         };
-        // 2 GiB of added records cannot fit in wasm32's memory; saturate
-        // into a record that reads as absent rather than wrap.
-        let at = u32::try_from(self.added.len())
-            .ok()
-            .filter(|at| *at < ADDED)
-            .map_or(FREE - 1, |at| at | ADDED);
         self.added.extend_from_slice(&id.0);
         put_varint(&mut self.added, kind as u64);
         put_varint(&mut self.added, generation);
@@ -326,7 +334,7 @@ impl EntryStore {
             ..
         } = self;
         by_id.insert(&id, slot, |s| id_in(base, added, slots, s));
-        slot
+        Some(slot)
     }
 
     /// Removes an entry and wipes its record before the slot is freed (a
@@ -392,6 +400,25 @@ impl EntryStore {
             ("store: id table", self.by_id.heap_bytes()),
         ]
     }
+}
+
+/// A value or surrogate of a record, as the `&str` it was written from.
+///
+/// The records' texts are checked once, where they enter the store, and
+/// not again on each read (checking them on every lookup cost 10-20% of
+/// the memo-warm masking path).
+#[inline]
+fn checked_text(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: `bytes` is the value or surrogate range of a live record
+    // (`record_at` on a slot's offset). Every record was either appended by
+    // `insert_record` from two `&str`s, or read by `read_base` from a
+    // compact snapshot whose reader refused any value or surrogate that is
+    // not UTF-8 (`CompactEntries`, field `entry value` / `entry
+    // surrogate`). Records are only ever moved whole (`compact_added`) or
+    // zeroed whole when their slot is freed (`remove`), so a live slot's
+    // ranges are exactly the checked texts.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 /// The id held in `slot`, if it is occupied.

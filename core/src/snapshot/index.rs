@@ -116,9 +116,13 @@ impl SnapshotIndex {
 
     /// The index over a filled store: the matchers are built here.
     fn of_store(generation: u64, seq: u64, store: EntryStore, retired: RetiredSet) -> Self {
-        let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)), store.len());
-        let surrogates =
-            TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)), store.len());
+        let values =
+            TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)), store.len(), false);
+        let surrogates = TokenMatcher::build(
+            store.iter().map(|e| (e.surrogate, e.slot)),
+            store.len(),
+            true,
+        );
         let epoch = next_epoch();
         SnapshotIndex {
             generation,
@@ -251,7 +255,9 @@ impl SnapshotIndex {
         if let Some(slot) = self.store.slot_of(&entry.id) {
             self.remove_slot(slot);
         }
-        let slot = self.store.insert(entry);
+        let Some(slot) = self.store.insert(entry) else {
+            return;
+        };
         if let Some(e) = self.store.get(slot) {
             self.values.insert(e.value, slot);
             self.surrogates.insert(e.surrogate, slot);
@@ -284,6 +290,12 @@ impl SnapshotIndex {
     /// The entry in `slot`, if it is active.
     pub fn entry(&self, slot: Slot) -> Option<EntryRef<'_>> {
         self.store.get(slot)
+    }
+
+    /// The id of the entry in `slot`, if it is active (what a memo checks
+    /// of each entry it used, without reading the entry's texts).
+    pub fn entry_id(&self, slot: Slot) -> Option<EntryId> {
+        self.store.id_of(slot)
     }
 
     /// Every active entry.

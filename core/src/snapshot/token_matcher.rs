@@ -12,9 +12,9 @@
 //! finds a word's end only where the pair filter lets a key start
 //! ([`super::token_starts`]). Keys that share a long prefix (thousands of
 //! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
-//! comparison per key. Memory is about 12 bytes a key plus the lead lists
-//! and filters sized to the vault; `core/benches` compares it with an
-//! `aho-corasick` automaton over the same keys.
+//! comparison per key. Memory is 8 bytes a key (`hash << 32 | slot`) plus
+//! the lead lists and filters sized to the vault; `core/benches` compares
+//! it with an `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
 use super::token_starts::{for_each_start, for_each_start_where};
@@ -248,8 +248,10 @@ pub(crate) struct TokenMatcher {
     /// Whole-key hash → slots.
     whole: SlotsByHash,
     /// First-token hashes of every key: a stream tail shorter than the
-    /// anchor is held when its first token may start a key.
-    tokens: BitFilter,
+    /// anchor is held when its first token may start a key. Only a matcher
+    /// built for hold-back has it (values are never held back: their
+    /// matcher would carry an unread filter).
+    tokens: Option<BitFilter>,
     /// The first two bytes of every key.
     pairs: PairFilter,
     max_key_len: usize,
@@ -257,7 +259,7 @@ pub(crate) struct TokenMatcher {
 
 impl Default for TokenMatcher {
     fn default() -> Self {
-        TokenMatcher::build(std::iter::empty(), 0)
+        TokenMatcher::build(std::iter::empty(), 0, true)
     }
 }
 
@@ -301,22 +303,30 @@ impl TokenMatcher {
     /// Builds from many keys at once (sorts instead of many inserts);
     /// `count` is how many keys come (the filters and the slot table are
     /// sized to it up front: wasm memory keeps its peak, so nothing is
-    /// gathered twice or grown by doubling).
-    pub(crate) fn build<'a>(keys: impl Iterator<Item = (&'a str, Slot)>, count: usize) -> Self {
+    /// gathered twice or grown by doubling). `holds_back`: the matcher
+    /// answers [`Self::holdback`] (the surrogates'); without it, every
+    /// short tail would be held.
+    pub(crate) fn build<'a>(
+        keys: impl Iterator<Item = (&'a str, Slot)>,
+        count: usize,
+        holds_back: bool,
+    ) -> Self {
         let mut short = DedupBuffer::new();
         let mut long = DedupBuffer::new();
         let mut whole = Vec::with_capacity(count);
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
         let mut lead_filter = BitFilter::for_keys(count);
-        let mut token_filter = BitFilter::for_keys(count);
+        let mut token_filter = holds_back.then(|| BitFilter::for_keys(count));
         for (key, slot) in keys {
             let Some(h) = hashes_of(key) else { continue };
             let lens = if h.long { &mut long } else { &mut short };
             lens.push((h.lead, key.len() as u16));
             lead_filter.set(h.lead);
             whole.push(SlotsByHash::word(h.whole, slot));
-            token_filter.set(h.token);
+            if let Some(filter) = &mut token_filter {
+                filter.set(h.token);
+            }
             pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
         }
@@ -345,7 +355,9 @@ impl TokenMatcher {
         lens.insert(h.lead, key.len() as u16);
         self.lead_filter.set(h.lead);
         self.whole.insert(h.whole, slot);
-        self.tokens.set(h.token);
+        if let Some(filter) = &mut self.tokens {
+            filter.set(h.token);
+        }
         self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
     }
@@ -380,7 +392,9 @@ impl TokenMatcher {
             (whole, self.whole.heap_bytes()),
             (
                 filters,
-                self.lead_filter.heap_bytes() + self.tokens.heap_bytes() + self.pairs.0.len() * 8,
+                self.lead_filter.heap_bytes()
+                    + self.tokens.as_ref().map_or(0, BitFilter::heap_bytes)
+                    + self.pairs.0.len() * 8,
             ),
         ]
     }
@@ -537,11 +551,8 @@ impl TokenMatcher {
             let tail = &bytes[start..];
             if tail.len() < ANCHOR {
                 let unfinished_word = token_end == text.len() && is_word_char_at(text, start);
-                if unfinished_word
-                    || self
-                        .tokens
-                        .may_contain(token_hash(&bytes[start..token_end]))
-                {
+                let token = token_hash(&bytes[start..token_end]);
+                if unfinished_word || self.tokens.as_ref().is_none_or(|f| f.may_contain(token)) {
                     held = start;
                 }
                 return;
@@ -661,6 +672,7 @@ mod walk_tests {
                 .zip(0..)
                 .map(|(k, s)| (*k, s)),
             KEYS.len() * 2,
+            true,
         );
         let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
         let mut texts: Vec<String> = Vec::new();
@@ -692,8 +704,11 @@ mod walk_tests {
         let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
         let mut matches = 0;
         for keys in [1, 4, KEYS.len()] {
-            let matcher =
-                TokenMatcher::build(KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)), keys);
+            let matcher = TokenMatcher::build(
+                KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)),
+                keys,
+                true,
+            );
             for round in 0..600 {
                 let mut text = random_text(&mut rng, round % 50);
                 // A key at every offset 0..40 and near the end.
