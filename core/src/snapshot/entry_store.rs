@@ -60,7 +60,6 @@ struct Record<'a> {
 }
 
 /// A varint written by this store or checked when the snapshot was read.
-#[inline]
 fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
@@ -74,7 +73,6 @@ fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     None
 }
 
-#[inline]
 fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     let len = usize::try_from(varint_at(bytes, pos)?).ok()?;
     let out = bytes.get(*pos..pos.checked_add(len)?)?;
@@ -82,13 +80,11 @@ fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     Some(out)
 }
 
-#[inline]
 fn id_at(bytes: &[u8], at: usize) -> Option<EntryId> {
     let id: [u8; 16] = bytes.get(at..at.checked_add(16)?)?.try_into().ok()?;
     Some(EntryId(id))
 }
 
-#[inline]
 fn record_at(bytes: &[u8], at: usize) -> Option<Record<'_>> {
     let id = id_at(bytes, at)?;
     let mut pos = at + 16;
@@ -228,7 +224,6 @@ impl EntryStore {
         }
     }
 
-    #[inline]
     fn record(&self, slot: Slot) -> Option<Record<'_>> {
         let (bytes, at) = self.place(slot)?;
         record_at(bytes, at)
@@ -247,7 +242,6 @@ impl EntryStore {
     }
 
     /// The id of the entry in `slot` (read without the rest of its record).
-    #[inline]
     pub(crate) fn id_of(&self, slot: Slot) -> Option<EntryId> {
         let (bytes, at) = self.place(slot)?;
         id_at(bytes, at)
@@ -255,13 +249,11 @@ impl EntryStore {
 
     /// The value of the entry in `slot`, as bytes (the matchers compare
     /// bytes: no UTF-8 check on their path).
-    #[inline]
     pub(crate) fn value_of(&self, slot: Slot) -> Option<&[u8]> {
         self.record(slot).map(|r| r.value)
     }
 
     /// The surrogate of the entry in `slot`, as bytes.
-    #[inline]
     pub(crate) fn surrogate_of(&self, slot: Slot) -> Option<&[u8]> {
         self.record(slot).map(|r| r.surrogate)
     }
