@@ -168,7 +168,7 @@ impl SlotsByHash {
 
     /// Sorts words gathered with [`Self::word`], in place.
     fn build(mut words: Vec<u64>) -> Self {
-        heapsort(&mut words);
+        sort_words(&mut words);
         words.shrink_to_fit();
         SlotsByHash(words)
     }
@@ -204,10 +204,63 @@ impl SlotsByHash {
     }
 }
 
-/// Sorts in place with no scratch memory. A heapsort rather than
+/// Sorts in place with no scratch memory: a quicksort (median of three,
+/// the smaller side first) that falls back to a heapsort past
+/// `2 log2 n` levels, so no input is quadratic. Written here rather than
 /// `sort_unstable`: the std sort of an 8-byte type brings its own sorting
-/// networks into the `.wasm` (about 2.5 KB); this is a few hundred bytes,
-/// and sorting the slot table is a small part of an index build.
+/// networks into the `.wasm` (about 2.5 KB); this is a few hundred bytes.
+fn sort_words(v: &mut [u64]) {
+    let depth = 2 * (usize::BITS - v.len().leading_zeros());
+    quicksort(v, depth);
+}
+
+fn quicksort(mut v: &mut [u64], mut depth: u32) {
+    while v.len() > 16 {
+        if depth == 0 {
+            heapsort(v);
+            return;
+        }
+        depth -= 1;
+        let (mid, last) = (v.len() / 2, v.len() - 1);
+        // Median of first, middle and last, moved to the end.
+        if v[mid] < v[0] {
+            v.swap(mid, 0);
+        }
+        if v[last] < v[0] {
+            v.swap(last, 0);
+        }
+        if v[mid] < v[last] {
+            v.swap(mid, last);
+        }
+        let pivot = v[last];
+        let mut store = 0;
+        for i in 0..last {
+            if v[i] < pivot {
+                v.swap(i, store);
+                store += 1;
+            }
+        }
+        v.swap(store, last);
+        let (left, right) = v.split_at_mut(store);
+        let right = &mut right[1..];
+        if left.len() < right.len() {
+            quicksort(left, depth);
+            v = right;
+        } else {
+            quicksort(right, depth);
+            v = left;
+        }
+    }
+    // Insertion sort for the short runs.
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j] < v[j - 1] {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
 fn heapsort(v: &mut [u64]) {
     fn sift_down(v: &mut [u64], mut node: usize) {
         loop {
@@ -729,9 +782,9 @@ mod walk_tests {
     }
 
     #[test]
-    fn the_heapsort_sorts_as_the_std_sort() {
+    fn the_slot_table_sorts_sort_as_the_std_sort() {
         let mut rng = Xorshift(0x1234_5678_9abc_def1);
-        for len in [0usize, 1, 2, 3, 7, 64, 1000] {
+        for len in [0usize, 1, 2, 3, 7, 16, 17, 64, 1000, 5000] {
             for dups in [false, true] {
                 let mut v: Vec<u64> = (0..len)
                     .map(|_| {
@@ -745,8 +798,23 @@ mod walk_tests {
                     .collect();
                 let mut expected = v.clone();
                 expected.sort_unstable();
-                super::heapsort(&mut v);
+                let mut heap = v.clone();
+                super::heapsort(&mut heap);
+                assert_eq!(heap, expected, "heapsort: len {len} dups {dups}");
+                super::sort_words(&mut v);
                 assert_eq!(v, expected, "len {len} dups {dups}");
+                // Sorted, reversed and all-equal inputs (the quicksort's
+                // bad cases go to the heapsort).
+                for mut shaped in [
+                    expected.clone(),
+                    expected.iter().rev().copied().collect(),
+                    vec![7; len],
+                ] {
+                    let mut want = shaped.clone();
+                    want.sort_unstable();
+                    super::sort_words(&mut shaped);
+                    assert_eq!(shaped, want, "shaped: len {len}");
+                }
             }
         }
     }
