@@ -359,19 +359,18 @@ fn a_compact_index_under_adds_and_forgets_answers_as_a_model() {
     let bytes = crate::wire::encode_snapshot(&snapshot(first.clone())).unwrap();
     let mut index = SnapshotIndex::from_compact(bytes).unwrap();
     let mut model: BTreeMap<EntryId, Entry> = first.into_iter().map(|e| (e.id, e)).collect();
-    let mut seq = 10;
     let mut x: u64 = 0x9e37_79b9;
     for round in 0..60u32 {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        seq += 1;
+        let seq = 11 + u64::from(round);
         let body = if round % 3 == 2 {
             // Forget about a third of what lives (snapshot and added).
             let ids: Vec<EntryId> = model
                 .keys()
                 .enumerate()
-                .filter(|(i, _)| (*i as u64 + x) % 3 == 0)
+                .filter(|(i, _)| (*i as u64 + x).is_multiple_of(3))
                 .map(|(_, id)| *id)
                 .collect();
             for id in &ids {
