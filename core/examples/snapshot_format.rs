@@ -74,6 +74,11 @@ fn main() {
         let (snapshot, _) = synthetic::vault(entries);
         let json = serde_json::to_vec(&snapshot).expect("JSON");
         let compact = encode_snapshot(&snapshot).expect("compact");
+        let raw: usize = snapshot
+            .entries
+            .iter()
+            .map(|e| e.value.len() + e.surrogate.len())
+            .sum();
         drop(snapshot);
         let from_json = |bytes: Vec<u8>| {
             let s = parse_snapshot(&bytes).expect("parse");
@@ -119,5 +124,20 @@ fn main() {
             mb(json_kept),
             mb(compact_kept)
         );
+        println!(
+            "  raw values + surrogates {:.3} MB: compact peak {:.2}x, kept {:.2}x",
+            mb(raw),
+            compact_peak as f64 / raw as f64,
+            compact_kept as f64 / raw as f64
+        );
+        let index = from_compact(compact.clone());
+        println!("  index from compact, by part (heap_parts):");
+        for (part, bytes) in index.heap_parts() {
+            println!(
+                "    {part:<28} {:>8.3} MB  {:>5.1} B/entry",
+                mb(bytes),
+                bytes as f64 / entries as f64
+            );
+        }
     }
 }

@@ -246,7 +246,7 @@ fn still_valid(entry: &MemoEntry, text: &str, index: &SnapshotIndex) -> bool {
     let used_active = entry
         .used
         .iter()
-        .all(|(slot, id)| index.entry(*slot).is_some_and(|e| e.id == *id));
+        .all(|(slot, id)| index.entry_id(*slot) == Some(*id));
     if !used_active {
         return false;
     }

@@ -1,9 +1,20 @@
 //! The active entries of a vault, in slots that the matchers point into.
+//!
+//! Entries are kept as records in the compact snapshot's layout
+//! ([`crate::wire::compact_snapshot`]: id, kind index, generation, value,
+//! surrogate): the snapshot's own bytes are kept whole and read where they
+//! lie, and entries added later are appended, in the same layout, to a
+//! second buffer. A slot is one `u32` (where its record starts), so the
+//! store costs the snapshot's bytes plus 4 bytes an entry and the id table,
+//! and building it copies nothing.
 
 use super::id_slots::IdSlots;
+use super::retired_set::RetiredSet;
+use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::wipe::wipe;
-use crate::wire::{Entry, EntryId};
+use crate::wire::compact_snapshot::{put_bytes, put_varint};
+use crate::wire::{CompactSnapshot, Entry, EntryId};
 
 /// The position of an entry in the store. Stable while the entry lives; a
 /// freed slot is reused by a later entry.
@@ -32,22 +43,85 @@ impl std::fmt::Debug for EntryRef<'_> {
     }
 }
 
-/// One entry: value and surrogate share one allocation (value first, then
-/// surrogate from `split`), which saves a 16-byte box per slot and one heap
-/// block per entry.
-struct StoredEntry {
+/// A slot whose record lies in `added` (else in `base`).
+const ADDED: u32 = 1 << 31;
+/// A free slot.
+const FREE: u32 = u32::MAX;
+
+/// One record as it lies in its buffer.
+struct Record<'a> {
     id: EntryId,
-    text: Box<str>,
-    split: u32,
-    kind: u16,
+    kind: u64,
     generation: u64,
+    value: &'a [u8],
+    surrogate: &'a [u8],
+    /// The byte after the record.
+    end: usize,
+}
+
+/// A varint written by this store or checked when the snapshot was read.
+fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*pos)?;
+        *pos += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
+    let len = usize::try_from(varint_at(bytes, pos)?).ok()?;
+    let out = bytes.get(*pos..pos.checked_add(len)?)?;
+    *pos += len;
+    Some(out)
+}
+
+fn id_at(bytes: &[u8], at: usize) -> Option<EntryId> {
+    let id: [u8; 16] = bytes.get(at..at.checked_add(16)?)?.try_into().ok()?;
+    Some(EntryId(id))
+}
+
+fn record_at(bytes: &[u8], at: usize) -> Option<Record<'_>> {
+    let id = id_at(bytes, at)?;
+    let mut pos = at + 16;
+    let kind = varint_at(bytes, &mut pos)?;
+    let generation = varint_at(bytes, &mut pos)?;
+    let value = bytes_at(bytes, &mut pos)?;
+    let surrogate = bytes_at(bytes, &mut pos)?;
+    Some(Record {
+        id,
+        kind,
+        generation,
+        value,
+        surrogate,
+        end: pos,
+    })
+}
+
+/// What a compact snapshot holds besides its entries.
+pub(crate) struct CompactHead {
+    pub(crate) generation: u64,
+    pub(crate) seq: u64,
+    pub(crate) retired: RetiredSet,
 }
 
 /// Slots of entries, a free list, and the kinds table (kinds are few; each
-/// entry keeps a 2-byte index into it).
+/// record holds an index into it).
 #[derive(Default)]
 pub(crate) struct EntryStore {
-    slots: Vec<Option<StoredEntry>>,
+    /// The compact snapshot the store was built from, kept whole.
+    base: Vec<u8>,
+    /// Records of entries added since.
+    added: Vec<u8>,
+    /// Bytes of `added` that removed records held (wiped): `added` is
+    /// compacted when they pass half of it.
+    added_dead: usize,
+    /// Where each slot's record starts (`ADDED` set: in `added`), or `FREE`.
+    slots: Vec<u32>,
     free: Vec<Slot>,
     kinds: Vec<Kind>,
     live: usize,
@@ -55,43 +129,148 @@ pub(crate) struct EntryStore {
     by_id: IdSlots,
 }
 
+impl Drop for EntryStore {
+    /// Values and surrogates are zeroed before their memory is freed.
+    fn drop(&mut self) {
+        wipe(&mut self.base);
+        wipe(&mut self.added);
+    }
+}
+
 impl EntryStore {
-    /// An empty store with room for exactly `entries` (a snapshot's size is
-    /// known: growth by doubling would leave up to half the slots unused).
-    pub(crate) fn with_capacity(entries: usize) -> Self {
-        EntryStore {
-            slots: Vec::with_capacity(entries),
-            ..EntryStore::default()
+    /// An empty store with room for exactly `entries` slots and their
+    /// records of `text` bytes of values and surrogates (growth by
+    /// doubling would leave up to half unused).
+    pub(crate) fn with_capacity(entries: usize, text: usize) -> Self {
+        let mut store = EntryStore::default();
+        store.slots = Vec::with_capacity(entries);
+        store.added = Vec::with_capacity(text.saturating_add(entries.saturating_mul(24)));
+        store
+    }
+
+    /// The store of a compact snapshot's entries, over the bytes
+    /// themselves (kept, not copied); each entry is checked with `check`
+    /// (its value, surrogate and position) and an id listed twice is
+    /// refused. On an error the bytes are zeroed and freed (by the drop).
+    pub(crate) fn of_compact(
+        bytes: Vec<u8>,
+        check: impl Fn(&str, &str, usize) -> Result<(), CoreError>,
+    ) -> Result<(Self, CompactHead), CoreError> {
+        let mut store = EntryStore::default();
+        store.base = bytes;
+        let head = store.read_base(check)?;
+        Ok((store, head))
+    }
+
+    fn read_base(
+        &mut self,
+        check: impl Fn(&str, &str, usize) -> Result<(), CoreError>,
+    ) -> Result<CompactHead, CoreError> {
+        let EntryStore {
+            base,
+            slots,
+            kinds,
+            live,
+            by_id,
+            ..
+        } = self;
+        let compact = CompactSnapshot::parse(base)?;
+        let mut retired = RetiredSet::new(compact.salt.to_vec());
+        for r in compact.retired() {
+            retired.insert(&r);
         }
+        kinds.extend_from_slice(compact.kinds());
+        slots.reserve_exact(compact.entry_count());
+        let bytes: &[u8] = base;
+        for (position, entry) in compact.entries().enumerate() {
+            let e = entry?;
+            check(e.value, e.surrogate, position)?;
+            let id_of = |s: Slot| id_at(bytes, *slots.get(s as usize)? as usize);
+            if by_id.get(&e.id, id_of).is_some() {
+                return Err(CoreError::BadEntry {
+                    position,
+                    reason: "its id is listed twice".into(),
+                });
+            }
+            let at = u32::try_from(e.start)
+                .ok()
+                .filter(|at| *at < ADDED)
+                .ok_or_else(|| CoreError::Wire("compact snapshot: larger than 2 GiB".into()))?;
+            slots.push(at);
+            let slot = (slots.len() - 1) as Slot;
+            by_id.insert(&e.id, slot, |s| {
+                id_at(bytes, *slots.get(s as usize)? as usize)
+            });
+            *live += 1;
+        }
+        Ok(CompactHead {
+            generation: compact.generation,
+            seq: compact.seq,
+            retired,
+        })
     }
 
     pub(crate) fn len(&self) -> usize {
         self.live
     }
 
+    /// The buffer and offset of a slot's record.
+    #[inline]
+    fn place(&self, slot: Slot) -> Option<(&[u8], usize)> {
+        match *self.slots.get(slot as usize)? {
+            FREE => None,
+            at if at & ADDED != 0 => Some((&self.added, (at & !ADDED) as usize)),
+            at => Some((&self.base, at as usize)),
+        }
+    }
+
+    fn record(&self, slot: Slot) -> Option<Record<'_>> {
+        let (bytes, at) = self.place(slot)?;
+        record_at(bytes, at)
+    }
+
     pub(crate) fn get(&self, slot: Slot) -> Option<EntryRef<'_>> {
-        let stored = self.slots.get(slot as usize)?.as_ref()?;
-        let split = stored.split as usize;
+        let r = self.record(slot)?;
         Some(EntryRef {
             slot,
-            id: stored.id,
-            value: stored.text.get(..split)?,
-            surrogate: stored.text.get(split..)?,
-            kind: self.kinds.get(stored.kind as usize)?,
-            generation: stored.generation,
+            id: r.id,
+            value: checked_text(r.value),
+            surrogate: checked_text(r.surrogate),
+            kind: self.kinds.get(usize::try_from(r.kind).ok()?)?,
+            generation: r.generation,
         })
+    }
+
+    /// The id of the entry in `slot` (read without the rest of its record).
+    pub(crate) fn id_of(&self, slot: Slot) -> Option<EntryId> {
+        let (bytes, at) = self.place(slot)?;
+        id_at(bytes, at)
+    }
+
+    /// The value of the entry in `slot`, as bytes (the matchers compare
+    /// bytes: no UTF-8 check on their path).
+    pub(crate) fn value_of(&self, slot: Slot) -> Option<&[u8]> {
+        self.record(slot).map(|r| r.value)
+    }
+
+    /// The surrogate of the entry in `slot`, as bytes.
+    pub(crate) fn surrogate_of(&self, slot: Slot) -> Option<&[u8]> {
+        self.record(slot).map(|r| r.surrogate)
     }
 
     /// Finds the slot of an id (a hash lookup: it runs for each forgotten
     /// id and for each added entry, as a guard against two entries under
     /// one id).
     pub(crate) fn slot_of(&self, id: &EntryId) -> Option<Slot> {
-        let slots = &self.slots;
-        self.by_id.get(id, |s| id_in(slots, s))
+        self.by_id
+            .get(id, |s| id_in(&self.base, &self.added, &self.slots, s))
     }
 
-    pub(crate) fn insert(&mut self, entry: Entry) -> Slot {
-        let slot = self.insert_parts(
+    /// Appends an entry's record to `added` and wipes the entry's strings.
+    /// None (nothing stored) only when `added` already holds 2 GiB, which
+    /// no wasm32 memory can.
+    pub(crate) fn insert(&mut self, entry: Entry) -> Option<Slot> {
+        let slot = self.insert_record(
             entry.id,
             &entry.kind,
             entry.generation,
@@ -104,94 +283,147 @@ impl EntryStore {
         slot
     }
 
-    /// Inserts an entry from borrowed parts (a compact snapshot's bytes):
-    /// value and surrogate are copied into the entry's one allocation.
-    pub(crate) fn insert_parts(
+    fn insert_record(
         &mut self,
         id: EntryId,
         kind: &Kind,
         generation: u64,
         value: &str,
         surrogate: &str,
-    ) -> Slot {
+    ) -> Option<Slot> {
+        let at = u32::try_from(self.added.len())
+            .ok()
+            .filter(|at| *at < ADDED)?
+            | ADDED;
         let kind = match self.kinds.iter().position(|k| k == kind) {
-            Some(k) => k as u16,
+            Some(k) => k,
             None => {
                 self.kinds.push(kind.clone());
-                (self.kinds.len() - 1) as u16
+                self.kinds.len() - 1
             }
         };
-        // Values longer than 4 GiB cannot come through a snapshot; saturate
-        // rather than wrap (`get` then finds no boundary and skips it).
-        let split = u32::try_from(value.len()).unwrap_or(u32::MAX);
-        let mut text = String::with_capacity(value.len() + surrogate.len());
-        text.push_str(value);
-        text.push_str(surrogate);
-        let stored = StoredEntry {
-            id,
-            text: text.into_boxed_str(),
-            split,
-            kind,
-            generation,
-        };
-        let id = stored.id;
+        self.added.extend_from_slice(&id.0);
+        put_varint(&mut self.added, kind as u64);
+        put_varint(&mut self.added, generation);
+        put_bytes(&mut self.added, value.as_bytes());
+        put_bytes(&mut self.added, surrogate.as_bytes());
         self.live += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = Some(stored);
+                self.slots[slot as usize] = at;
                 slot
             }
             None => {
-                self.slots.push(Some(stored));
+                self.slots.push(at);
                 (self.slots.len() - 1) as Slot
             }
         };
-        let slots = &self.slots;
-        self.by_id.insert(&id, slot, |s| id_in(slots, s));
-        slot
+        let EntryStore {
+            base,
+            added,
+            slots,
+            by_id,
+            ..
+        } = self;
+        by_id.insert(&id, slot, |s| id_in(base, added, slots, s));
+        Some(slot)
     }
 
-    /// Removes an entry and wipes its value and surrogate bytes before they
-    /// are freed (a forgotten value must not linger in the VM's memory).
+    /// Removes an entry and wipes its record before the slot is freed (a
+    /// forgotten value must not linger in the VM's memory).
     pub(crate) fn remove(&mut self, slot: Slot) -> bool {
-        let Some(place) = self.slots.get_mut(slot as usize) else {
+        let Some((id, end)) = self.record(slot).map(|r| (r.id, r.end)) else {
             return false;
         };
-        let Some(stored) = place.take() else {
-            return false;
+        self.by_id.remove(&id, slot);
+        let at = self.slots[slot as usize];
+        let start = (at & !ADDED) as usize;
+        let bytes = if at & ADDED != 0 {
+            self.added_dead += end - start;
+            &mut self.added
+        } else {
+            &mut self.base
         };
-        self.by_id.remove(&stored.id, slot);
-        wipe_str(stored.text);
+        if let Some(record) = bytes.get_mut(start..end) {
+            wipe(record);
+        }
+        self.slots[slot as usize] = FREE;
         self.free.push(slot);
         self.live -= 1;
+        if self.added_dead > 4096 && self.added_dead * 2 > self.added.len() {
+            self.compact_added();
+        }
         true
+    }
+
+    /// Moves the live records of `added` into a buffer of their size and
+    /// zeroes the old one.
+    fn compact_added(&mut self) {
+        let mut fresh = Vec::with_capacity(self.added.len() - self.added_dead);
+        for at in self.slots.iter_mut() {
+            if *at == FREE || *at & ADDED == 0 {
+                continue;
+            }
+            let start = (*at & !ADDED) as usize;
+            let Some(end) = record_at(&self.added, start).map(|r| r.end) else {
+                continue;
+            };
+            *at = fresh.len() as u32 | ADDED;
+            fresh.extend_from_slice(&self.added[start..end]);
+        }
+        wipe(&mut self.added);
+        self.added = fresh;
+        self.added_dead = 0;
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = EntryRef<'_>> {
         (0..self.slots.len() as Slot).filter_map(|slot| self.get(slot))
     }
 
-    /// Approximate heap bytes held (for the memory figures).
-    pub(crate) fn heap_bytes(&self) -> usize {
-        let strings: usize = self.iter().map(|e| e.value.len() + e.surrogate.len()).sum();
-        self.slots.capacity() * std::mem::size_of::<Option<StoredEntry>>()
-            + self.free.capacity() * std::mem::size_of::<Slot>()
-            + self.by_id.heap_bytes()
-            + strings
+    /// Heap bytes held, by part (for the memory figures).
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 4] {
+        [
+            ("store: snapshot bytes", self.base.capacity()),
+            ("store: added records", self.added.capacity()),
+            (
+                "store: slots",
+                (self.slots.capacity() + self.free.capacity()) * 4,
+            ),
+            ("store: id table", self.by_id.heap_bytes()),
+        ]
     }
 }
 
+/// A value or surrogate of a record, as the `&str` it was written from.
+///
+/// The records' texts are checked once, where they enter the store, and
+/// not again on each read (checking them on every lookup cost 10-20% of
+/// the memo-warm masking path).
+#[inline]
+fn checked_text(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: `bytes` is the value or surrogate range of a live record
+    // (`record_at` on a slot's offset). Every record was either appended by
+    // `insert_record` from two `&str`s, or read by `read_base` from a
+    // compact snapshot whose reader refused any value or surrogate that is
+    // not UTF-8 (`CompactEntries`, field `entry value` / `entry
+    // surrogate`). Records are only ever moved whole (`compact_added`) or
+    // zeroed whole when their slot is freed (`remove`), so a live slot's
+    // ranges are exactly the checked texts.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
 /// The id held in `slot`, if it is occupied.
-fn id_in(slots: &[Option<StoredEntry>], slot: Slot) -> Option<EntryId> {
-    slots.get(slot as usize)?.as_ref().map(|e| e.id)
+fn id_in(base: &[u8], added: &[u8], slots: &[u32], slot: Slot) -> Option<EntryId> {
+    match *slots.get(slot as usize)? {
+        FREE => None,
+        at if at & ADDED != 0 => id_at(added, (at & !ADDED) as usize),
+        at => id_at(base, at as usize),
+    }
 }
 
-/// Overwrites a string's bytes with zeros before its allocation is freed.
-pub(crate) fn wipe_str(s: Box<str>) {
-    wipe(&mut s.into_boxed_bytes());
-}
-
-/// [`wipe_str`] for a byte buffer (a `String` given up by `into_bytes`).
+/// Overwrites a byte buffer (a `String` given up by `into_bytes`) with
+/// zeros before it is freed.
 fn wipe_bytes(mut bytes: Vec<u8>) {
     wipe(&mut bytes);
 }

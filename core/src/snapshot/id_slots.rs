@@ -186,7 +186,7 @@ mod tests {
                 }
                 Some(_) => {}
                 None => {
-                    let slot = store.insert(entry(id, step));
+                    let slot = store.insert(entry(id, step)).unwrap();
                     model.insert(id, slot);
                 }
             }
@@ -208,12 +208,12 @@ mod tests {
     fn an_empty_store_finds_nothing_and_a_removed_id_is_gone() {
         let mut store = EntryStore::default();
         assert_eq!(store.slot_of(&id_of(1)), None);
-        let slot = store.insert(entry(id_of(1), 1));
+        let slot = store.insert(entry(id_of(1), 1)).unwrap();
         assert_eq!(store.slot_of(&id_of(1)), Some(slot));
         assert!(store.remove(slot));
         assert_eq!(store.slot_of(&id_of(1)), None);
         // The freed slot is reused by another id; the old id stays absent.
-        let again = store.insert(entry(id_of(2), 2));
+        let again = store.insert(entry(id_of(2), 2)).unwrap();
         assert_eq!(again, slot);
         assert_eq!(store.slot_of(&id_of(1)), None);
         assert_eq!(store.slot_of(&id_of(2)), Some(slot));
@@ -235,7 +235,7 @@ mod tests {
                 let mut e = entry(id_of(n as u32), n as u32);
                 e.value = (*v).into();
                 e.surrogate = (*s).into();
-                store.insert(e)
+                store.insert(e).unwrap()
             })
             .collect();
         for ((v, s), slot) in cases.iter().zip(slots) {

@@ -7,9 +7,8 @@ use super::token_matcher::{TokenMatcher, VaultMatch};
 use super::token_starts::for_each_start;
 use crate::error::CoreError;
 use crate::text::{on_word_boundaries, token_hash};
-use crate::wipe::wipe;
 use crate::wire::compact_snapshot::hex_bytes;
-use crate::wire::{check_version, CompactSnapshot, Entry, EntryId, Event, EventBody, Snapshot};
+use crate::wire::{check_version, Entry, EntryId, Event, EventBody, Snapshot};
 use std::collections::VecDeque;
 
 /// How many recent additions are remembered for memo re-validation.
@@ -75,7 +74,12 @@ impl SnapshotIndex {
         let salt = hex_bytes(&snapshot.retired_salt).ok_or_else(|| {
             CoreError::Wire("retired_salt: expected an even number of hex digits".into())
         })?;
-        let mut store = EntryStore::with_capacity(snapshot.entries.len());
+        let text = snapshot
+            .entries
+            .iter()
+            .map(|e| e.value.len() + e.surrogate.len())
+            .sum();
+        let mut store = EntryStore::with_capacity(snapshot.entries.len(), text);
         for (position, entry) in snapshot.entries.into_iter().enumerate() {
             validate_entry(&entry, position)?;
             check_new_id(&store, &entry.id, position)?;
@@ -94,41 +98,31 @@ impl SnapshotIndex {
     }
 
     /// Builds the index straight from a compact snapshot's bytes
-    /// ([`crate::wire::compact_snapshot`]): each entry is copied from the
-    /// bytes into the entry store, with no `Snapshot` or `Vec<Entry>` in
-    /// between. The bytes are zeroed and freed as soon as the store and the
-    /// retired set hold their content, before the matchers are built: wasm
-    /// memory never shrinks, so the VM keeps its peak, and the matchers can
-    /// reuse the space the bytes held.
-    pub fn from_compact(mut bytes: Vec<u8>) -> Result<Self, CoreError> {
-        let read = Self::read_compact(&bytes);
-        wipe(&mut bytes);
-        drop(bytes);
-        let (generation, seq, store, retired) = read?;
-        Ok(Self::of_store(generation, seq, store, retired))
-    }
-
-    /// The entry store and retired set of a compact snapshot.
-    fn read_compact(bytes: &[u8]) -> Result<(u64, u64, EntryStore, RetiredSet), CoreError> {
-        let compact = CompactSnapshot::parse(bytes)?;
-        let mut retired = RetiredSet::new(compact.salt.to_vec());
-        for r in compact.retired() {
-            retired.insert(&r);
-        }
-        let mut store = EntryStore::with_capacity(compact.entry_count());
-        for (position, entry) in compact.entries().enumerate() {
-            let e = entry?;
-            validate_parts(e.value, e.surrogate, position)?;
-            check_new_id(&store, &e.id, position)?;
-            store.insert_parts(e.id, e.kind, e.generation, e.value, e.surrogate);
-        }
-        Ok((compact.generation, compact.seq, store, retired))
+    /// ([`crate::wire::compact_snapshot`]): the bytes become the entry
+    /// store (its records are read where they lie, with a 4-byte slot
+    /// each), so nothing is copied and no `Snapshot` or `Vec<Entry>` is
+    /// made. Wasm memory never shrinks (the VM keeps its peak): the peak
+    /// is the bytes, the slots and the matchers, and the index keeps them
+    /// all. On an error the bytes are zeroed and freed.
+    pub fn from_compact(bytes: Vec<u8>) -> Result<Self, CoreError> {
+        let (store, head) = EntryStore::of_compact(bytes, validate_parts)?;
+        Ok(Self::of_store(
+            head.generation,
+            head.seq,
+            store,
+            head.retired,
+        ))
     }
 
     /// The index over a filled store: the matchers are built here.
     fn of_store(generation: u64, seq: u64, store: EntryStore, retired: RetiredSet) -> Self {
-        let values = TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)));
-        let surrogates = TokenMatcher::build(store.iter().map(|e| (e.surrogate, e.slot)));
+        let values =
+            TokenMatcher::build(store.iter().map(|e| (e.value, e.slot)), store.len(), false);
+        let surrogates = TokenMatcher::build(
+            store.iter().map(|e| (e.surrogate, e.slot)),
+            store.len(),
+            true,
+        );
         let epoch = next_epoch();
         SnapshotIndex {
             generation,
@@ -261,7 +255,9 @@ impl SnapshotIndex {
         if let Some(slot) = self.store.slot_of(&entry.id) {
             self.remove_slot(slot);
         }
-        let slot = self.store.insert(entry);
+        let Some(slot) = self.store.insert(entry) else {
+            return;
+        };
         if let Some(e) = self.store.get(slot) {
             self.values.insert(e.value, slot);
             self.surrogates.insert(e.surrogate, slot);
@@ -296,6 +292,12 @@ impl SnapshotIndex {
         self.store.get(slot)
     }
 
+    /// The id of the entry in `slot`, if it is active (what a memo checks
+    /// of each entry it used, without reading the entry's texts).
+    pub fn entry_id(&self, slot: Slot) -> Option<EntryId> {
+        self.store.id_of(slot)
+    }
+
     /// Every active entry.
     pub fn entries(&self) -> impl Iterator<Item = EntryRef<'_>> {
         self.store.iter()
@@ -304,14 +306,14 @@ impl SnapshotIndex {
     /// The active entry whose value is exactly `value`.
     pub fn by_value(&self, value: &str) -> Option<EntryRef<'_>> {
         self.values
-            .exact(value, |s| self.store.get(s).map(|e| e.value))
+            .exact(value, |s| self.store.value_of(s))
             .and_then(|slot| self.store.get(slot))
     }
 
     /// The active entry whose surrogate is exactly `surrogate`.
     pub fn by_surrogate(&self, surrogate: &str) -> Option<EntryRef<'_>> {
         self.surrogates
-            .exact(surrogate, |s| self.store.get(s).map(|e| e.surrogate))
+            .exact(surrogate, |s| self.store.surrogate_of(s))
             .and_then(|slot| self.store.get(slot))
     }
 
@@ -331,13 +333,13 @@ impl SnapshotIndex {
     /// of overlapping ones, so no byte of a written value is missed.
     pub fn find_values(&self, text: &str, out: &mut Vec<VaultMatch>) {
         self.values
-            .find_overlapping(text, |s| self.store.get(s).map(|e| e.value), out);
+            .find_overlapping(text, |s| self.store.value_of(s), out);
     }
 
     /// Appends every active surrogate written in `text`.
     pub fn find_surrogates(&self, text: &str, out: &mut Vec<VaultMatch>) {
         self.surrogates
-            .find(text, |s| self.store.get(s).map(|e| e.surrogate), out);
+            .find(text, |s| self.store.surrogate_of(s), out);
     }
 
     /// Appends the spans of retired surrogates written in `text`, found by
@@ -381,7 +383,7 @@ impl SnapshotIndex {
     pub fn surrogate_holdback(&self, text: &str) -> usize {
         let active = self
             .surrogates
-            .holdback(text, |s| self.store.get(s).map(|e| e.surrogate));
+            .holdback(text, |s| self.store.surrogate_of(s));
         active.min(self.retired_holdback(text))
     }
 
@@ -453,7 +455,17 @@ impl SnapshotIndex {
 
     /// Approximate heap bytes of the index (entries, matchers).
     pub fn heap_bytes(&self) -> usize {
-        self.store.heap_bytes() + self.values.heap_bytes() + self.surrogates.heap_bytes()
+        self.heap_parts().iter().map(|(_, bytes)| bytes).sum()
+    }
+
+    /// Heap bytes of the index by part (the memory figures of
+    /// `examples/snapshot_format.rs`).
+    pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
+        let mut parts = self.store.heap_parts().to_vec();
+        parts.extend(self.values.heap_parts("values"));
+        parts.extend(self.surrogates.heap_parts("surrogates"));
+        parts.push(("retired set", self.retired.heap_bytes()));
+        parts
     }
 }
 

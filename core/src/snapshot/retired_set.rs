@@ -41,6 +41,15 @@ impl RetiredSet {
         self.hashes.len()
     }
 
+    /// Approximate heap bytes held (a hash set slot is its item and a
+    /// control byte).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.salt.capacity()
+            + self.hashes.capacity() * 17
+            + self.leads.capacity() * 5
+            + self.lead_filter.as_ref().map_or(0, BitFilter::heap_bytes)
+    }
+
     pub(crate) fn contains(&self, candidate: &str) -> bool {
         !self.hashes.is_empty() && self.hashes.contains(&retired_hash(&self.salt, candidate))
     }

@@ -330,3 +330,105 @@ fn a_compact_snapshot_with_a_bad_entry_or_a_twice_listed_id_is_refused() {
     cut.truncate(cut.len() - 3);
     assert!(SnapshotIndex::from_compact(cut).is_err());
 }
+
+/// An entry numbered `n` (ids, values and surrogates all distinct).
+fn numbered(n: u32, kind: Kind) -> Entry {
+    let mut id = [0u8; 16];
+    id[..4].copy_from_slice(&n.to_le_bytes());
+    id[15] = 0xa5;
+    Entry {
+        id: EntryId(id),
+        value: format!("Valore{n} Rossi"),
+        surrogate: format!("Surrogato{n}"),
+        kind,
+        generation: u64::from(n % 300) * 1000,
+    }
+}
+
+/// The entry store keeps the snapshot's bytes as records and appends added
+/// entries to a second buffer that it compacts: whatever mix of snapshot
+/// entries, added ones, forgotten ones and re-added ids, every lookup
+/// answers as a model of the live entries says.
+#[test]
+fn a_compact_index_under_adds_and_forgets_answers_as_a_model() {
+    use std::collections::BTreeMap;
+    let kinds = [Kind::Name, Kind::Email, Kind::Phone];
+    let first: Vec<Entry> = (0..400)
+        .map(|n| numbered(n, kinds[n as usize % 2].clone()))
+        .collect();
+    let bytes = crate::wire::encode_snapshot(&snapshot(first.clone())).unwrap();
+    let mut index = SnapshotIndex::from_compact(bytes).unwrap();
+    let mut model: BTreeMap<EntryId, Entry> = first.into_iter().map(|e| (e.id, e)).collect();
+    let mut x: u64 = 0x9e37_79b9;
+    for round in 0..60u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let seq = 11 + u64::from(round);
+        let body = if round % 3 == 2 {
+            // Forget about a third of what lives (snapshot and added).
+            let ids: Vec<EntryId> = model
+                .keys()
+                .enumerate()
+                .filter(|(i, _)| (*i as u64 + x).is_multiple_of(3))
+                .map(|(_, id)| *id)
+                .collect();
+            for id in &ids {
+                model.remove(id);
+            }
+            EventBody::Forgotten {
+                ids,
+                retired: vec![],
+                generation: index.generation(),
+            }
+        } else {
+            // New entries, and some ids forgotten before, added again
+            // (a third kind appears only here).
+            let entries: Vec<Entry> = (0..40)
+                .map(|i| {
+                    let n = if i % 4 == 0 {
+                        (x as u32 % 400) + i
+                    } else {
+                        1000 + round * 40 + i
+                    };
+                    numbered(n, kinds[(n % 3) as usize].clone())
+                })
+                .filter(|e| !model.contains_key(&e.id))
+                .collect();
+            for e in &entries {
+                model.insert(e.id, e.clone());
+            }
+            EventBody::Added { entries }
+        };
+        index.apply_event(&Event { seq, body }).unwrap();
+        assert_eq!(index.len(), model.len(), "round {round}");
+        let mut text = String::new();
+        for e in model.values() {
+            let found = index.by_value(&e.value).unwrap();
+            assert_eq!(
+                (found.id, found.surrogate, found.kind, found.generation),
+                (e.id, e.surrogate.as_str(), &e.kind, e.generation),
+                "round {round}"
+            );
+            assert_eq!(index.by_surrogate(&e.surrogate).map(|f| f.id), Some(e.id));
+            text.push_str(&e.value);
+            text.push_str(" e ");
+        }
+        let mut expected: Vec<String> = model.values().map(|e| e.value.clone()).collect();
+        let mut found = values_in(&index, &text);
+        expected.sort();
+        found.sort();
+        assert_eq!(found, expected, "round {round}");
+        let mut live: Vec<EntryId> = index.entries().map(|e| e.id).collect();
+        live.sort();
+        assert_eq!(live, model.keys().copied().collect::<Vec<_>>());
+    }
+    // Forgotten values are gone.
+    for n in 0..400 {
+        let e = numbered(n, Kind::Name);
+        if !model.contains_key(&e.id) {
+            assert!(index.by_value(&e.value).is_none());
+            assert!(index.by_surrogate(&e.surrogate).is_none());
+        }
+    }
+}

@@ -12,9 +12,9 @@
 //! finds a word's end only where the pair filter lets a key start
 //! ([`super::token_starts`]). Keys that share a long prefix (thousands of
 //! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
-//! comparison per key. Memory is about 12 bytes a key plus the lead lists
-//! and filters sized to the vault; `core/benches` compares it with an
-//! `aho-corasick` automaton over the same keys.
+//! comparison per key. Memory is 8 bytes a key (`hash << 32 | slot`) plus
+//! the lead lists and filters sized to the vault; `core/benches` compares
+//! it with an `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
 use super::token_starts::{for_each_start, for_each_start_where};
@@ -109,13 +109,6 @@ impl<T: Copy + Ord> Sorted<T> {
         }
     }
 
-    fn remove(&mut self, hash: u64, item: T) {
-        if let Ok(at) = self.position(hash, item) {
-            self.hashes.remove(at);
-            self.items.remove(at);
-        }
-    }
-
     fn get_from(&self, from: usize, hash: u64) -> &[T] {
         let to = from + self.hashes[from..].partition_point(|h| *h == hash);
         &self.items[from..to]
@@ -128,12 +121,169 @@ impl<T: Copy + Ord> Sorted<T> {
         self.get_from(from, hash)
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.hashes.capacity() * 8 + self.items.capacity() * std::mem::size_of::<T>()
+    }
+}
+
+/// Pairs gathered for a [`Sorted`] that is deduplicated: sorted and
+/// deduplicated in place whenever the buffer fills, so it holds about
+/// twice the distinct pairs (a lead's lengths repeat across thousands of
+/// keys) and never one pair per key.
+struct DedupBuffer<T>(Vec<(u64, T)>);
+
+impl<T: Copy + Ord> DedupBuffer<T> {
+    fn new() -> Self {
+        DedupBuffer(Vec::with_capacity(1024))
+    }
+
+    fn push(&mut self, pair: (u64, T)) {
+        if self.0.len() == self.0.capacity() {
+            self.0.sort_unstable();
+            self.0.dedup();
+            if self.0.len() * 2 > self.0.capacity() {
+                self.0.reserve(self.0.capacity());
+            }
+        }
+        self.0.push(pair);
+    }
+
+    fn into_sorted(self) -> Sorted<T> {
+        Sorted::build(self.0, true)
+    }
+}
+
+/// Slots filed under the top 32 bits of their key's hash, as sorted
+/// `hash << 32 | slot` words: 8 bytes a key. A run may hold slots of
+/// other keys whose hash shares those bits; every caller compares the
+/// key's bytes, and a run keeps its slots in ascending order, so the first
+/// slot whose key matches is the one a full 64-bit hash would give.
+#[derive(Default)]
+struct SlotsByHash(Vec<u64>);
+
+impl SlotsByHash {
+    fn word(hash: u64, slot: Slot) -> u64 {
+        (hash & !0xffff_ffff) | u64::from(slot)
+    }
+
+    /// Sorts words gathered with [`Self::word`], in place.
+    fn build(mut words: Vec<u64>) -> Self {
+        sort_words(&mut words);
+        words.shrink_to_fit();
+        SlotsByHash(words)
+    }
+
+    fn insert(&mut self, hash: u64, slot: Slot) {
+        let word = Self::word(hash, slot);
+        if let Err(at) = self.0.binary_search(&word) {
+            self.0.insert(at, word);
+        }
+    }
+
+    fn remove(&mut self, hash: u64, slot: Slot) {
+        if let Ok(at) = self.0.binary_search(&Self::word(hash, slot)) {
+            self.0.remove(at);
+        }
+    }
+
+    /// The slots filed under `hash`'s top 32 bits, ascending.
+    #[inline]
+    fn get(&self, hash: u64) -> impl Iterator<Item = Slot> + '_ {
+        let from = self.0.partition_point(|w| *w < Self::word(hash, 0));
+        let run = &self.0[from..];
+        let to = run.partition_point(|w| (w ^ hash) >> 32 == 0);
+        run[..to].iter().map(|w| *w as Slot)
+    }
+
     fn len(&self) -> usize {
-        self.hashes.len()
+        self.0.len()
     }
 
     fn heap_bytes(&self) -> usize {
-        self.hashes.capacity() * 8 + self.items.capacity() * std::mem::size_of::<T>()
+        self.0.capacity() * 8
+    }
+}
+
+/// Sorts in place with no scratch memory: a quicksort (median of three,
+/// the smaller side first) that falls back to a heapsort past
+/// `2 log2 n` levels, so no input is quadratic. Written here rather than
+/// `sort_unstable`: the std sort of an 8-byte type brings its own sorting
+/// networks into the `.wasm` (about 2.5 KB); this is a few hundred bytes.
+fn sort_words(v: &mut [u64]) {
+    let depth = 2 * (usize::BITS - v.len().leading_zeros());
+    quicksort(v, depth);
+}
+
+fn quicksort(mut v: &mut [u64], mut depth: u32) {
+    while v.len() > 16 {
+        if depth == 0 {
+            heapsort(v);
+            return;
+        }
+        depth -= 1;
+        let (mid, last) = (v.len() / 2, v.len() - 1);
+        // Median of first, middle and last, moved to the end.
+        if v[mid] < v[0] {
+            v.swap(mid, 0);
+        }
+        if v[last] < v[0] {
+            v.swap(last, 0);
+        }
+        if v[mid] < v[last] {
+            v.swap(mid, last);
+        }
+        let pivot = v[last];
+        let mut store = 0;
+        for i in 0..last {
+            if v[i] < pivot {
+                v.swap(i, store);
+                store += 1;
+            }
+        }
+        v.swap(store, last);
+        let (left, right) = v.split_at_mut(store);
+        let right = &mut right[1..];
+        if left.len() < right.len() {
+            quicksort(left, depth);
+            v = right;
+        } else {
+            quicksort(right, depth);
+            v = left;
+        }
+    }
+    // Insertion sort for the short runs.
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j] < v[j - 1] {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
+fn heapsort(v: &mut [u64]) {
+    fn sift_down(v: &mut [u64], mut node: usize) {
+        loop {
+            let mut child = 2 * node + 1;
+            if child >= v.len() {
+                return;
+            }
+            if child + 1 < v.len() && v[child] < v[child + 1] {
+                child += 1;
+            }
+            if v[node] >= v[child] {
+                return;
+            }
+            v.swap(node, child);
+            node = child;
+        }
+    }
+    for node in (0..v.len() / 2).rev() {
+        sift_down(v, node);
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift_down(&mut v[..end], 0);
     }
 }
 
@@ -179,10 +329,12 @@ pub(crate) struct TokenMatcher {
     /// In front of both length lists.
     lead_filter: BitFilter,
     /// Whole-key hash → slots.
-    whole: Sorted<Slot>,
+    whole: SlotsByHash,
     /// First-token hashes of every key: a stream tail shorter than the
-    /// anchor is held when its first token may start a key.
-    tokens: BitFilter,
+    /// anchor is held when its first token may start a key. Only a matcher
+    /// built for hold-back has it (values are never held back: their
+    /// matcher would carry an unread filter).
+    tokens: Option<BitFilter>,
     /// The first two bytes of every key.
     pairs: PairFilter,
     max_key_len: usize,
@@ -190,7 +342,7 @@ pub(crate) struct TokenMatcher {
 
 impl Default for TokenMatcher {
     fn default() -> Self {
-        TokenMatcher::build(std::iter::empty())
+        TokenMatcher::build(std::iter::empty(), 0, true)
     }
 }
 
@@ -231,36 +383,41 @@ impl PairFilter {
 }
 
 impl TokenMatcher {
-    /// Builds from many keys at once (sorts instead of many inserts).
-    pub(crate) fn build<'a>(keys: impl Iterator<Item = (&'a str, Slot)>) -> Self {
-        let mut short = Vec::new();
-        let mut long = Vec::new();
-        let mut whole = Vec::new();
+    /// Builds from many keys at once (sorts instead of many inserts);
+    /// `count` is how many keys come (the filters and the slot table are
+    /// sized to it up front: wasm memory keeps its peak, so nothing is
+    /// gathered twice or grown by doubling). `holds_back`: the matcher
+    /// answers [`Self::holdback`] (the surrogates'); without it, every
+    /// short tail would be held.
+    pub(crate) fn build<'a>(
+        keys: impl Iterator<Item = (&'a str, Slot)>,
+        count: usize,
+        holds_back: bool,
+    ) -> Self {
+        let mut short = DedupBuffer::new();
+        let mut long = DedupBuffer::new();
+        let mut whole = Vec::with_capacity(count);
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
-        let mut tokens = Vec::new();
+        let mut lead_filter = BitFilter::for_keys(count);
+        let mut token_filter = holds_back.then(|| BitFilter::for_keys(count));
         for (key, slot) in keys {
             let Some(h) = hashes_of(key) else { continue };
             let lens = if h.long { &mut long } else { &mut short };
             lens.push((h.lead, key.len() as u16));
-            whole.push((h.whole, slot));
-            tokens.push(h.token);
+            lead_filter.set(h.lead);
+            whole.push(SlotsByHash::word(h.whole, slot));
+            if let Some(filter) = &mut token_filter {
+                filter.set(h.token);
+            }
             pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
         }
-        let mut lead_filter = BitFilter::for_keys(whole.len());
-        for (lead, _) in short.iter().chain(long.iter()) {
-            lead_filter.set(*lead);
-        }
-        let mut token_filter = BitFilter::for_keys(whole.len());
-        for token in tokens {
-            token_filter.set(token);
-        }
         TokenMatcher {
-            short_lens: Sorted::build(short, true),
-            long_lens: Sorted::build(long, true),
+            short_lens: short.into_sorted(),
+            long_lens: long.into_sorted(),
             lead_filter,
-            whole: Sorted::build(whole, false),
+            whole: SlotsByHash::build(whole),
             tokens: token_filter,
             pairs,
             max_key_len,
@@ -281,7 +438,9 @@ impl TokenMatcher {
         lens.insert(h.lead, key.len() as u16);
         self.lead_filter.set(h.lead);
         self.whole.insert(h.whole, slot);
-        self.tokens.set(h.token);
+        if let Some(filter) = &mut self.tokens {
+            filter.set(h.token);
+        }
         self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
     }
@@ -294,13 +453,33 @@ impl TokenMatcher {
         }
     }
 
-    pub(crate) fn heap_bytes(&self) -> usize {
-        self.short_lens.heap_bytes()
-            + self.long_lens.heap_bytes()
-            + self.lead_filter.heap_bytes()
-            + self.whole.heap_bytes()
-            + self.tokens.heap_bytes()
-            + self.pairs.0.len() * 8
+    /// Heap bytes held, by part (`of` names the keys).
+    pub(crate) fn heap_parts(&self, of: &'static str) -> [(&'static str, usize); 3] {
+        let [lens, whole, filters] = match of {
+            "values" => [
+                "values: lead lengths",
+                "values: whole hashes",
+                "values: filters",
+            ],
+            _ => [
+                "surrogates: lead lengths",
+                "surrogates: whole hashes",
+                "surrogates: filters",
+            ],
+        };
+        [
+            (
+                lens,
+                self.short_lens.heap_bytes() + self.long_lens.heap_bytes(),
+            ),
+            (whole, self.whole.heap_bytes()),
+            (
+                filters,
+                self.lead_filter.heap_bytes()
+                    + self.tokens.as_ref().map_or(0, BitFilter::heap_bytes)
+                    + self.pairs.0.len() * 8,
+            ),
+        ]
     }
 
     /// The longest key that starts at `start` (its first token ends at
@@ -311,7 +490,7 @@ impl TokenMatcher {
         text: &str,
         start: usize,
         token_end: usize,
-        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        key_of: &impl Fn(Slot) -> Option<&'k [u8]>,
     ) -> Option<VaultMatch> {
         let bytes = text.as_bytes();
         let long = if start + ANCHOR <= bytes.len() {
@@ -340,8 +519,8 @@ impl TokenMatcher {
                 continue;
             }
             let candidate = &bytes[start..end];
-            for &slot in self.whole.get(token_hash(candidate)) {
-                if key_of(slot).is_some_and(|key| key.as_bytes() == candidate) {
+            for slot in self.whole.get(token_hash(candidate)) {
+                if key_of(slot).is_some_and(|key| key == candidate) {
                     return Some(VaultMatch { start, end, slot });
                 }
             }
@@ -361,7 +540,7 @@ impl TokenMatcher {
     pub(crate) fn exact<'k>(
         &self,
         text: &str,
-        key_of: impl Fn(Slot) -> Option<&'k str>,
+        key_of: impl Fn(Slot) -> Option<&'k [u8]>,
     ) -> Option<Slot> {
         let bytes = text.as_bytes();
         // The pair filter holds the first two bytes of every key: most
@@ -372,9 +551,7 @@ impl TokenMatcher {
         }
         self.whole
             .get(token_hash(bytes))
-            .iter()
-            .copied()
-            .find(|&slot| key_of(slot).is_some_and(|key| key.as_bytes() == bytes))
+            .find(|&slot| key_of(slot).is_some_and(|key| key == bytes))
     }
 
     /// Appends every key found in `text`: word-bounded, leftmost-longest,
@@ -382,7 +559,7 @@ impl TokenMatcher {
     pub(crate) fn find<'k>(
         &self,
         text: &str,
-        key_of: impl Fn(Slot) -> Option<&'k str>,
+        key_of: impl Fn(Slot) -> Option<&'k [u8]>,
         out: &mut Vec<VaultMatch>,
     ) {
         self.walk(text, &key_of, false, out);
@@ -396,7 +573,7 @@ impl TokenMatcher {
     pub(crate) fn find_overlapping<'k>(
         &self,
         text: &str,
-        key_of: impl Fn(Slot) -> Option<&'k str>,
+        key_of: impl Fn(Slot) -> Option<&'k [u8]>,
         out: &mut Vec<VaultMatch>,
     ) {
         self.walk(text, &key_of, true, out);
@@ -408,7 +585,7 @@ impl TokenMatcher {
     fn walk<'k>(
         &self,
         text: &str,
-        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        key_of: &impl Fn(Slot) -> Option<&'k [u8]>,
         overlapping: bool,
         out: &mut Vec<VaultMatch>,
     ) {
@@ -442,7 +619,7 @@ impl TokenMatcher {
     pub(crate) fn holdback<'k>(
         &self,
         text: &str,
-        key_of: impl Fn(Slot) -> Option<&'k str>,
+        key_of: impl Fn(Slot) -> Option<&'k [u8]>,
     ) -> usize {
         if self.is_empty() || text.is_empty() {
             return text.len();
@@ -457,11 +634,8 @@ impl TokenMatcher {
             let tail = &bytes[start..];
             if tail.len() < ANCHOR {
                 let unfinished_word = token_end == text.len() && is_word_char_at(text, start);
-                if unfinished_word
-                    || self
-                        .tokens
-                        .may_contain(token_hash(&bytes[start..token_end]))
-                {
+                let token = token_hash(&bytes[start..token_end]);
+                if unfinished_word || self.tokens.as_ref().is_none_or(|f| f.may_contain(token)) {
                     held = start;
                 }
                 return;
@@ -477,11 +651,9 @@ impl TokenMatcher {
                     return;
                 }
                 if len == tail.len() {
-                    let open_end = self.whole.get(token_hash(tail)).iter().any(|&slot| {
-                        key_of(slot).is_some_and(|key| {
-                            key.as_bytes() == tail
-                                && key.chars().next_back().is_some_and(is_word_char)
-                        })
+                    let open_end = self.whole.get(token_hash(tail)).any(|slot| {
+                        key_of(slot).is_some_and(|key| key == tail)
+                            && text.chars().next_back().is_some_and(is_word_char)
                     });
                     if open_end {
                         held = start;
@@ -537,7 +709,7 @@ mod walk_tests {
     fn reference_walk<'k>(
         matcher: &TokenMatcher,
         text: &str,
-        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        key_of: &impl Fn(Slot) -> Option<&'k [u8]>,
         overlapping: bool,
     ) -> Vec<VaultMatch> {
         let mut out = Vec::new();
@@ -562,7 +734,7 @@ mod walk_tests {
     fn whole_by_walk<'k>(
         matcher: &TokenMatcher,
         text: &str,
-        key_of: &impl Fn(Slot) -> Option<&'k str>,
+        key_of: &impl Fn(Slot) -> Option<&'k [u8]>,
     ) -> Option<Slot> {
         let mut found = Vec::new();
         matcher.find(text, key_of, &mut found);
@@ -570,18 +742,20 @@ mod walk_tests {
             .first()
             .filter(|m| m.start == 0 && m.end == text.len())
             .map(|m| m.slot)
-            .filter(|slot| key_of(*slot) == Some(text))
+            .filter(|slot| key_of(*slot) == Some(text.as_bytes()))
     }
 
     #[test]
     fn the_exact_lookup_answers_as_the_walk_for_whole_texts() {
         // Every key twice (two slots, one key: the walk's slot is kept).
-        let key_of = |slot: Slot| KEYS.get(slot as usize % KEYS.len()).copied();
+        let key_of = |slot: Slot| KEYS.get(slot as usize % KEYS.len()).map(|k| k.as_bytes());
         let matcher = TokenMatcher::build(
             KEYS.iter()
                 .chain(KEYS.iter())
                 .zip(0..)
                 .map(|(k, s)| (*k, s)),
+            KEYS.len() * 2,
+            true,
         );
         let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
         let mut texts: Vec<String> = Vec::new();
@@ -608,13 +782,54 @@ mod walk_tests {
     }
 
     #[test]
+    fn the_slot_table_sorts_sort_as_the_std_sort() {
+        let mut rng = Xorshift(0x1234_5678_9abc_def1);
+        for len in [0usize, 1, 2, 3, 7, 16, 17, 64, 1000, 5000] {
+            for dups in [false, true] {
+                let mut v: Vec<u64> = (0..len)
+                    .map(|_| {
+                        let x = rng.below(1 << 30) as u64;
+                        if dups {
+                            x % 5
+                        } else {
+                            x << 20 | x
+                        }
+                    })
+                    .collect();
+                let mut expected = v.clone();
+                expected.sort_unstable();
+                let mut heap = v.clone();
+                super::heapsort(&mut heap);
+                assert_eq!(heap, expected, "heapsort: len {len} dups {dups}");
+                super::sort_words(&mut v);
+                assert_eq!(v, expected, "len {len} dups {dups}");
+                // Sorted, reversed and all-equal inputs (the quicksort's
+                // bad cases go to the heapsort).
+                for mut shaped in [
+                    expected.clone(),
+                    expected.iter().rev().copied().collect(),
+                    vec![7; len],
+                ] {
+                    let mut want = shaped.clone();
+                    want.sort_unstable();
+                    super::sort_words(&mut shaped);
+                    assert_eq!(shaped, want, "shaped: len {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_walk_finds_what_the_reference_walk_finds() {
-        let key_of = |slot: Slot| KEYS.get(slot as usize).copied();
+        let key_of = |slot: Slot| KEYS.get(slot as usize).map(|k| k.as_bytes());
         let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
         let mut matches = 0;
         for keys in [1, 4, KEYS.len()] {
-            let matcher =
-                TokenMatcher::build(KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)));
+            let matcher = TokenMatcher::build(
+                KEYS.iter().take(keys).zip(0..).map(|(k, s)| (*k, s)),
+                keys,
+                true,
+            );
             for round in 0..600 {
                 let mut text = random_text(&mut rng, round % 50);
                 // A key at every offset 0..40 and near the end.

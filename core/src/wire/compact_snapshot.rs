@@ -246,6 +246,11 @@ impl<'a> CompactSnapshot<'a> {
         self.retired.len() / RETIRED_BYTES
     }
 
+    /// The kinds table entries index into.
+    pub(crate) fn kinds(&self) -> &[Kind] {
+        &self.kinds
+    }
+
     /// The retired surrogates (already checked by [`Self::parse`]).
     pub fn retired(&self) -> impl ExactSizeIterator<Item = RetiredSurrogate> + 'a {
         self.retired.chunks_exact(RETIRED_BYTES).map(|chunk| {
@@ -489,7 +494,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -497,7 +502,7 @@ fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
-fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     put_varint(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
 }
