@@ -327,8 +327,8 @@ impl<'s, 'a> CompactEntries<'s, 'a> {
             .and_then(|i| self.kinds.get(i))
             .ok_or_else(|| r.error_at(at, "entry kind", "index outside the kinds table"))?;
         let generation = r.varint("entry generation")?;
-        let value = r.str("entry value")?;
-        let surrogate = r.str("entry surrogate")?;
+        let value = r.text("entry value")?;
+        let surrogate = r.text("entry surrogate")?;
         Ok(EntryView {
             id: EntryId(id),
             kind,
@@ -491,6 +491,18 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let bytes = self.bytes(field)?;
         std::str::from_utf8(bytes).map_err(|_| self.error_at(start, field, "not UTF-8"))
+    }
+
+    /// An entry's value or surrogate: UTF-8 and not empty (an index holds
+    /// no empty one, and every entry's count check assumes a byte each: a
+    /// scrub's output must decode as its input did).
+    fn text(&mut self, field: &str) -> Result<&'a str, CoreError> {
+        let start = self.pos;
+        let text = self.str(field)?;
+        if text.is_empty() {
+            return Err(self.error_at(start, field, "empty"));
+        }
+        Ok(text)
     }
 }
 

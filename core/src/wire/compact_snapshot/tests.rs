@@ -298,3 +298,23 @@ fn a_scrub_refuses_a_garbled_snapshot_or_a_json_one() {
     let err = scrub_compact_snapshot(cut, &forgotten).unwrap_err();
     assert_no_value(&err);
 }
+
+#[test]
+fn an_empty_value_or_surrogate_is_refused() {
+    // Found by the `compact_snapshot` fuzz target (CI smoke, 2026-12-06): an
+    // entry with an empty value and surrogate decoded, and a scrub that kept
+    // it alone wrote a snapshot that did not decode (the entry count is
+    // checked against a byte each). The index refuses such an entry anyway.
+    for (value, surrogate) in [("", "x"), ("x", "")] {
+        let mut snapshot = many(3);
+        snapshot.entries[1].value = value.into();
+        snapshot.entries[1].surrogate = surrogate.into();
+        let bytes = encode_snapshot(&snapshot).unwrap();
+        let err = decode_snapshot(&bytes).unwrap_err();
+        assert!(err.to_string().contains("empty"), "{err}");
+        assert_no_value(&err);
+        assert!(scrub_compact_snapshot(bytes, &HashSet::new()).is_err());
+    }
+    let found = include_bytes!("../../../../fuzz/seeds/compact_snapshot/empty-entry-value.bin");
+    assert!(decode_snapshot(found).is_err());
+}
