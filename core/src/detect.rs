@@ -31,6 +31,7 @@ mod person;
 mod phone;
 mod rules;
 mod secret;
+mod start_bits;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

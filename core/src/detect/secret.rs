@@ -28,6 +28,7 @@
 //!   `hooks.zapier.com/hooks/catch/`: the id and token segments, not the
 //!   host.
 
+use super::start_bits::StartBits;
 use super::Finding;
 use crate::error::CoreError;
 use crate::kind::Kind;
@@ -160,38 +161,29 @@ const PREFIXES: &[(&str, Body)] = &[
 /// prefilters do not exist for wasm), and a false start (prose holds `sec`,
 /// `out`, `dis`) costs a few byte compares.
 struct PrefixIndex {
-    /// Bit `start_slot(key)` is set for every prefix's key (a fixed size:
-    /// no bounds check per position).
-    starts: Box<[u64; START_SLOTS / 64]>,
+    /// Every prefix's key.
+    starts: StartBits,
     /// Per key, sorted by key: indexes into [`PREFIXES`], longest first.
     by_key: Vec<(u32, Vec<usize>)>,
 }
-
-const START_SLOTS: usize = 1 << 16;
 
 /// The three bytes at the start of `four` as a key (the fourth ignored).
 fn start_key(four: u32) -> u32 {
     four & 0x00ff_ffff
 }
 
-fn start_slot(key: u32) -> usize {
-    // The top 16 bits: below START_SLOTS.
-    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
-}
-
 impl PrefixIndex {
     fn get() -> &'static PrefixIndex {
         static INDEX: OnceLock<PrefixIndex> = OnceLock::new();
         INDEX.get_or_init(|| {
-            let mut starts = Box::new([0u64; START_SLOTS / 64]);
+            let mut starts = StartBits::new();
             let mut by_key: Vec<(u32, Vec<usize>)> = Vec::new();
             for (at, (prefix, _)) in PREFIXES.iter().enumerate() {
                 let key = match prefix.as_bytes() {
                     &[a, b, c, ..] => u32::from_le_bytes([a, b, c, 0]),
                     _ => continue, // none: every prefix has three bytes (test)
                 };
-                let slot = start_slot(key);
-                starts[slot / 64] |= 1 << (slot % 64);
+                starts.insert(key);
                 match by_key.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, list)) => list.push(at),
                     None => by_key.push((key, vec![at])),
@@ -216,7 +208,7 @@ impl PrefixIndex {
             let eight = u64::from_le_bytes(eight);
             for shift in 0..6 {
                 let key = start_key((eight >> (8 * shift)) as u32);
-                if self.may_start(key) {
+                if self.starts.may_hold(key) {
                     if let Some(found) = self.prefix_at(bytes, at + shift, key) {
                         return Some(found);
                     }
@@ -226,7 +218,7 @@ impl PrefixIndex {
         }
         while at + 3 <= bytes.len() {
             let key = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0]);
-            if self.may_start(key) {
+            if self.starts.may_hold(key) {
                 if let Some(found) = self.prefix_at(bytes, at, key) {
                     return Some(found);
                 }
@@ -234,12 +226,6 @@ impl PrefixIndex {
             at += 1;
         }
         None
-    }
-
-    #[inline(always)]
-    fn may_start(&self, key: u32) -> bool {
-        let slot = start_slot(key);
-        self.starts[slot >> 6] & (1 << (slot & 63)) != 0
     }
 
     #[inline(never)]

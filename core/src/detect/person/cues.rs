@@ -5,6 +5,7 @@ use super::lexicon::{flag, lexicon};
 use super::rules::label_field;
 use super::swar::{load_block, zero_bytes};
 use super::{Case, Finding, Gap, Word};
+use crate::detect::start_bits::StartBits;
 use crate::kind::Kind;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -13,8 +14,8 @@ use std::sync::OnceLock;
 /// start (one test per space in the text), a list sorted by key gives the phrases that
 /// start so, compared byte by byte (ASCII case-insensitive).
 pub(super) struct CueIndex {
-    /// Bit `start_slot(key)` is set for every phrase's key.
-    starts: Box<[u64]>,
+    /// Every phrase's key.
+    starts: StartBits,
     /// Per key, sorted by key: the phrases that start with it.
     by_key: Vec<(u32, Vec<CuePhrase>)>,
 }
@@ -33,17 +34,10 @@ pub(super) struct CueStrength {
     lower: bool,
 }
 
-pub(super) const START_SLOTS: usize = 1 << 16;
-
 /// Four bytes as a key, ASCII letters in lower case (other bytes change
 /// alike on both sides, which is all a prefilter needs).
 pub(super) fn start_key(four: [u8; 4]) -> u32 {
     u32::from_le_bytes(four) | 0x2020_2020
-}
-
-pub(super) fn start_slot(key: u32) -> usize {
-    // The top 16 bits: below START_SLOTS.
-    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
 }
 
 impl CueIndex {
@@ -64,9 +58,7 @@ impl CueIndex {
             return None;
         };
         let key = start_key([a, b, c, d]);
-        let slot = start_slot(key);
-        let word = self.starts.get(slot >> 6)?;
-        (word & (1 << (slot & 63)) != 0).then_some(key)
+        self.starts.may_hold(key).then_some(key)
     }
 
     #[inline(never)]
@@ -93,7 +85,7 @@ impl CueIndex {
 pub(super) fn cue_index() -> &'static CueIndex {
     static CUES: OnceLock<CueIndex> = OnceLock::new();
     CUES.get_or_init(|| {
-        let mut starts = vec![0u64; START_SLOTS / 64].into_boxed_slice();
+        let mut starts = StartBits::new();
         let mut by_key: HashMap<u32, Vec<CuePhrase>> = HashMap::new();
         let lower_cues: Vec<Box<[u8]>> = lexicon()
             .lower_cues
@@ -107,8 +99,7 @@ pub(super) fn cue_index() -> &'static CueIndex {
                 *slot = b;
             }
             let key = start_key(four);
-            let slot = start_slot(key);
-            starts[slot / 64] |= 1 << (slot % 64);
+            starts.insert(key);
             let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
             let lower = *weak && lower_cues.iter().any(|l| ends_with_phrase(&phrase, l));
             let strength = CueStrength { weak: *weak, lower };
