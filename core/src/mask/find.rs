@@ -122,9 +122,8 @@ fn may_be_part_of_a_longer_token(
     if digit_group(last, a1, a2) || digit_group(first, b1, b2) {
         return true;
     }
-    let beside_a_word =
-        a1.is_some_and(|c| c == ' ' || c == '-') || b1.is_some_and(|c| c == ' ' || c == '-');
-    beside_a_word && is_name() && next_to_a_word_of_its_case(text, start, end)
+    // The character test first: the entry is read only beside such a word.
+    next_to_a_word_of_its_case(text, start, end) && is_name()
 }
 
 /// Whether the span `start..end` of `text` stands next to another word,
