@@ -5,7 +5,7 @@
 //! One poller per Envoy publishes a snapshot and the events after it
 //! ([`publish`]); each worker keeps its copy current by applying the
 //! published events after its own position, or rebuilds from the snapshot
-//! when the events it needs are not all there ([`catch_up`]). Publishing a
+//! when the events it needs are not all there ([`catch_up()`]). Publishing a
 //! forget rewrites the shared snapshot and earlier `added` events without
 //! the forgotten entries ([`scrub`]). Everything here is pure: reading and
 //! writing the shared copies, calls to the control service, logs and

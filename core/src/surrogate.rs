@@ -9,8 +9,9 @@
 //! when a surrogate collides with an active value, an active surrogate or a
 //! retired one. A surrogate is never the value itself and never empty.
 //!
-//! One submodule per format; [`shape`] is the shape-preserving fallback for
-//! custom kinds and for values a format does not recognise.
+//! One submodule per format; `shape` (`surrogate/shape.rs`) is the
+//! shape-preserving fallback for custom kinds and for values a format does
+//! not recognise.
 
 mod card;
 mod domain;

@@ -4,8 +4,8 @@
 //! `plugin_root_id` property — `latet` (the HTTP filter: [`filter_root`],
 //! [`exchange`]) and `latet-sync` (the singleton sync service:
 //! [`sync_root`], [`poller`]). The host is reached only through
-//! [`host::Host`]; [`wasm_host`] implements it over proxy-wasm, and the
-//! tests use a fake. Shared-data keys, queues, metrics and configuration are
+//! [`host::Host`]; `wasm_host` (built for wasm32 only) implements it over
+//! proxy-wasm, and the tests use a fake. Shared-data keys, queues, metrics and configuration are
 //! documented in the crate's README.
 
 pub mod config;

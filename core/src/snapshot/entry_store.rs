@@ -196,6 +196,13 @@ impl EntryStore {
                 .ok()
                 .filter(|at| *at < ADDED)
                 .ok_or_else(|| CoreError::Wire("compact snapshot: larger than 2 GiB".into()))?;
+            // `checked_text`'s SAFETY rests on this store's reader finding
+            // the very ranges the snapshot's reader checked as UTF-8.
+            debug_assert!(record_at(bytes, e.start).is_some_and(|r| {
+                std::ptr::eq(r.value, e.value.as_bytes())
+                    && std::ptr::eq(r.surrogate, e.surrogate.as_bytes())
+                    && r.end == e.end
+            }));
             slots.push(at);
             let slot = (slots.len() - 1) as Slot;
             by_id.insert(&e.id, slot, |s| {

@@ -8,7 +8,7 @@
 //! (remove `content-length` in the headers callbacks, pause until
 //! `end_of_stream`, put the same bytes back) and nothing else. Probe words
 //! (`log metrics shared queue tick callout`, any order) switch on one host
-//! feature each; see [`Probes`].
+//! feature each; see `probes.rs`.
 
 mod probes;
 
