@@ -302,7 +302,7 @@ fn resolve_overlaps_from(findings: &mut Vec<Finding>, first: usize) {
         return; // the common case: nothing to do
     }
     // Per-detector outputs are sorted runs: the stable sort merges them.
-    tail.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    crate::sort::sort_by(tail, |a, b| (a.start, b.end) < (b.start, a.end));
     // Findings that overlap nothing stay; each cluster of overlapping ones
     // is resolved on its own (clusters never touch each other).
     let mut i = 0;
@@ -336,7 +336,7 @@ fn resolve_overlaps_from(findings: &mut Vec<Finding>, first: usize) {
 /// exactly so): a loser's bytes never go out as written (finding F8-1).
 fn resolve_cluster(cluster: &mut [Finding]) {
     let mut order: Vec<usize> = (0..cluster.len()).collect();
-    order.sort_by(|&a, &b| {
+    crate::sort::sort_by(&mut order, |&a, &b| {
         let (a, b) = (&cluster[a], &cluster[b]);
         b.len()
             .cmp(&a.len())
@@ -345,6 +345,7 @@ fn resolve_cluster(cluster: &mut [Finding]) {
             .then_with(|| a.start.cmp(&b.start))
             .then_with(|| a.kind.cmp(&b.kind))
             .then_with(|| a.slot.cmp(&b.slot))
+            .is_lt()
     });
     let Some(&best) = order.first() else {
         return;

@@ -27,6 +27,7 @@ pub mod provider;
 pub mod restore;
 mod simd_block;
 pub mod snapshot;
+pub mod sort;
 pub mod surrogate;
 pub mod text;
 mod wipe;

@@ -190,9 +190,9 @@ impl PrefixIndex {
                 }
             }
             for (_, list) in &mut by_key {
-                list.sort_by_key(|&at| std::cmp::Reverse(PREFIXES[at].0.len()));
+                crate::sort::sort_by_key(list, |&at| std::cmp::Reverse(PREFIXES[at].0.len()));
             }
-            by_key.sort_unstable_by_key(|(key, _)| *key);
+            crate::sort::sort_by_key(&mut by_key, |(key, _)| *key);
             PrefixIndex { starts, by_key }
         })
     }

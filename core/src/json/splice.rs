@@ -54,7 +54,7 @@ impl Splice {
     /// The input with every edit applied. Edits may be recorded in any order
     /// but must not overlap or reach past the input.
     pub fn apply(mut self, input: &[u8]) -> Result<Vec<u8>, JsonError> {
-        self.edits.sort_by_key(|e| (e.start, e.end));
+        crate::sort::sort_by_key(&mut self.edits, |e| (e.start, e.end));
         let grown: usize = self.edits.iter().map(|e| e.replacement.len()).sum();
         let mut out = Vec::with_capacity(input.len() + grown);
         let mut copied_to = 0;

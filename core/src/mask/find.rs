@@ -405,7 +405,7 @@ pub(crate) fn replacements(
         }
         emit(finding.start, finding.end, &replacement);
     }
-    result.used.sort_unstable();
+    crate::sort::sort(&mut result.used);
     result.used.dedup();
     result
 }

@@ -325,7 +325,7 @@ impl Run<'_> {
     /// The entries used, sorted; an e-mail's company domain counts as
     /// sent with it (its surrogate is the domain part of the e-mail's).
     fn into_used(mut self) -> Vec<(Slot, EntryId)> {
-        self.used.sort_unstable();
+        crate::sort::sort(&mut self.used);
         self.used.dedup();
         let domains: Vec<(Slot, EntryId)> = self
             .used
@@ -338,7 +338,7 @@ impl Run<'_> {
             .collect();
         if !domains.is_empty() {
             self.used.extend(domains);
-            self.used.sort_unstable();
+            crate::sort::sort(&mut self.used);
             self.used.dedup();
         }
         self.used
@@ -727,7 +727,7 @@ impl Run<'_> {
         };
         let inner = self.unit(context, &decoded, want_used, false, depth + 1)?;
         result.absorb_counts(&inner);
-        result.used.sort_unstable();
+        crate::sort::sort(&mut result.used);
         result.used.dedup();
         if result.incomplete {
             result.masked = None;
@@ -851,7 +851,7 @@ impl Run<'_> {
             out.push_str(&source[copied..]);
             current = Some(out);
         }
-        masking.used.sort_unstable();
+        crate::sort::sort(&mut masking.used);
         masking.used.dedup();
         if masking.incomplete {
             masking.masked = None;
@@ -901,7 +901,7 @@ impl Run<'_> {
                 result.masked = Some(MaskedText::Owned(masked));
             }
         }
-        result.used.sort_unstable();
+        crate::sort::sort(&mut result.used);
         result.used.dedup();
         Ok(result)
     }

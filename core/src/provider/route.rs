@@ -96,7 +96,7 @@ impl RouteTable {
             }
         }
         // Stable: an operator's route beats a default one of equal rank.
-        all.sort_by_key(|(pattern, _)| pattern.wildcards());
+        crate::sort::sort_by_key(&mut all, |(pattern, _)| pattern.wildcards());
         RouteTable {
             routes: all,
             fallback,

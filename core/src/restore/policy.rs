@@ -26,7 +26,7 @@ impl RequestScope {
             return;
         }
         self.used.extend_from_slice(used);
-        self.used.sort_unstable();
+        crate::sort::sort(&mut self.used);
         self.used.dedup();
     }
 

@@ -318,7 +318,7 @@ fn rewrite_event(
     lines: &[SseLine],
     mut edits: Vec<Edit>,
 ) -> (Vec<u8>, Vec<(SlotKey, Range<usize>)>) {
-    edits.sort_by_key(|e| e.span.start);
+    crate::sort::sort_by_key(&mut edits, |e| e.span.start);
     let mut emitted = Vec::with_capacity(raw.len() + 16);
     let mut fields = Vec::new();
     let mut copied = 0;

@@ -106,7 +106,7 @@ pub(super) fn cue_index() -> &'static CueIndex {
             by_key.entry(key).or_default().push((phrase, strength));
         }
         let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
-        by_key.sort_unstable_by_key(|(key, _)| *key);
+        crate::sort::sort_by_key(&mut by_key, |(key, _)| *key);
         CueIndex { starts, by_key }
     })
 }

@@ -332,9 +332,9 @@ fn build() -> Lexicon {
         }
     }
     // A phrase listed weak in one language and strong in another is weak.
-    cues.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    crate::sort::sort_by(&mut cues, |a, b| (&a.0, !a.1) < (&b.0, !b.1));
     cues.dedup_by(|a, b| a.0 == b.0);
-    lower_cues.sort();
+    crate::sort::sort(&mut lower_cues);
     lower_cues.dedup();
     Lexicon {
         words,
