@@ -10,6 +10,8 @@ use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
 
+mod json_path;
+
 /// What a bad configuration is: the field, and why (never its value).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("configuration field '{field}': {reason}")]
@@ -233,10 +235,10 @@ impl FilterConfig {
     /// Parses and validates `bytes`; `env` reads an environment variable
     /// (for `gatewayTokenEnv`).
     pub fn parse(bytes: &[u8], env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let raw: RawConfig = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            let reason = safe_reason(err.inner());
-            let field = field_path(&err.path().to_string(), &reason);
+        let raw: RawConfig = serde_json::from_slice(bytes).map_err(|err| {
+            let reason = safe_reason(&err);
+            let at = json_path::offset_of(bytes, err.line(), err.column());
+            let field = field_path(&json_path::path_at(bytes, at), &reason);
             ConfigError::new(field, reason)
         })?;
         validate(raw, env)

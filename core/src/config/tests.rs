@@ -203,6 +203,30 @@ fn every_error_names_its_field() {
     }
 }
 
+/// serde_json reports a line and a column; the field is found from them
+/// in a configuration written over many lines as in one.
+#[test]
+fn errors_in_a_pretty_printed_configuration_name_their_field() {
+    let cases = [
+        (
+            "{\n  \"controlCluster\": \"ctl\",\n  \"gatewayToken\": \"tok\",\n  \"routes\": [\n    {\"path\": \"/a\", \"provider\": \"text\"},\n    {\"path\": \"/b\",\n     \"provider\": 7}\n  ]\n}",
+            "routes[1].provider",
+        ),
+        (
+            "{\n  \"controlCluster\": \"ctl\",\n  \"gatewayToken\": \"tok\",\n  \"detectors\": {\n    \"email\": true,\n    \"fax\": true\n  }\n}",
+            "detectors.fax",
+        ),
+        (
+            "{\n  \"controlCluster\": \"ctl\",\n  \"gatewayToken\": \"tok\",\n  \"routes\": [\n    {\"provider\": \"text\"}\n  ]\n}",
+            "routes[0].path",
+        ),
+    ];
+    for (json, field) in cases {
+        let err = parse(json).expect_err(json);
+        assert_eq!(err.field, field, "{json}: {err}");
+    }
+}
+
 #[test]
 fn unknown_fields_are_named() {
     let err = parse(&format!(r#"{{{BASE}, "bodyLimit": 5}}"#)).unwrap_err();
