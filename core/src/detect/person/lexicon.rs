@@ -142,9 +142,8 @@ pub(super) fn lexicon() -> &'static Lexicon {
 }
 
 /// The entries of a text list as `core/build.rs` writes it (the
-/// particles): sorted, each line
-/// the count of bytes it shares with the entry before (one char, `0` + the
-/// count) and then the rest.
+/// particles): sorted, each line the count of bytes it shares with the
+/// entry before (one char, `0` + the count) and then the rest.
 fn entries(list: &'static str) -> impl Iterator<Item = String> {
     let mut entry = String::new();
     list.lines().filter_map(move |line| {
@@ -206,8 +205,8 @@ pub(super) fn unpacked(list: &[u8]) -> impl Iterator<Item = String> + '_ {
                 grew = true;
             }
             if grew {
-                // build.rs packs whole UTF-8 words, so this copies them
-                // as they are; a list not written by it could not panic.
+                // build.rs packs whole UTF-8 words, so nothing is lost
+                // here; lossy rather than a panic on any other bytes.
                 return Some(String::from_utf8_lossy(&word).into_owned());
             }
         }
