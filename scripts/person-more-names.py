@@ -10,7 +10,10 @@ Format (read by core/src/detect/person/lexicon.rs), `more_*.bin`: folded
 words (lower case, no diacritics; only a-z, ' and -), sorted,
 front-coded and packed five bits per symbol, most significant bit first:
 per word, how many leading chars it shares with the word before (0-31),
-then the rest of the word (a-z as 1-26, ' as 27, - as 28), then 0."""
+then the rest of the word (a-z as 1-26, ' as 27, - as 28), then 0.
+core/build.rs packs the project's own lists (folded at build time) the
+same way, with symbols 29-31 for what else they hold; one reader reads
+both."""
 import glob, importlib, os, re, unicodedata
 
 LOCALES = ("en_US en_GB en_IE en_IN en_NG en_PK es_ES es_MX es_AR es_CO es_CL "

@@ -20,6 +20,7 @@
 //! possessive endings are left out of the span.
 
 mod cues;
+mod fold;
 mod lexicon;
 mod rules;
 mod swar;
@@ -46,7 +47,7 @@ impl NeverMask {
         let mut words = HashSet::new();
         for entry in entries {
             for word in entry.split_whitespace() {
-                words.insert(lexicon::fold(word));
+                words.insert(fold::fold(word));
             }
         }
         NeverMask { words }

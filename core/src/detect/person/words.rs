@@ -2,7 +2,8 @@
 //! word's case, gap and list flags.
 
 use super::cues::Cue;
-use super::lexicon::{self, flag, fold_into, lexicon};
+use super::fold::fold_into;
+use super::lexicon::{self, flag, lexicon};
 use super::swar::{load_block, may_hold_capital};
 use super::{Case, Gap, NeverMask, Word};
 
