@@ -68,7 +68,14 @@ impl Host {
     /// A host for a module given as bytes.
     pub fn from_bytes(wasm: &[u8]) -> HostResult<Host> {
         let setup = |e: wasmtime::Error| HostError::Setup(format!("{e:?}"));
-        let engine = Engine::new(&Config::new()).map_err(setup)?;
+        let mut config = Config::new();
+        // For `perf record`: wasmtime writes /tmp/perf-<pid>.map with the
+        // module's function names (build the `.wasm` without wasm-opt to
+        // keep them).
+        if std::env::var_os("LATET_WASM_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        let engine = Engine::new(&config).map_err(setup)?;
         let module = Module::new(&engine, wasm).map_err(setup)?;
         let linker = imports::linker(&engine, &module).map_err(setup)?;
         let state = HostState::new(DEFAULT_START_UNIX_SECONDS * 1_000_000_000, 0x5eed);

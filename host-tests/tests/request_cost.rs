@@ -8,6 +8,10 @@
 //! LATET_BASELINE_WASM=/path/to/old.opt.wasm \
 //!   cargo test -p host-tests --test request_cost -- --ignored --nocapture
 //! ```
+//!
+//! A profile of the guest: `LATET_COST_ROUNDS=20000 LATET_WASM_PERFMAP=1
+//! LATET_FILTER_WASM=<a .wasm built without wasm-opt, which keeps the
+//! function names>` and the test binary under `perf record`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -164,10 +168,15 @@ fn measure_request_cost() {
     let floor = floor_host
         .start_vm(VmSpec::new("floor-1", "floor").root("floor", ""))
         .unwrap();
-    const ROUNDS: usize = 600;
+    // More rounds for a profile (`LATET_COST_ROUNDS`, and
+    // `LATET_WASM_PERFMAP=1` under `perf record`).
+    let rounds: usize = std::env::var("LATET_COST_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(600);
     let mut times: Vec<Vec<Steps>> = vec![Vec::new(); gateways.len() + 1];
     let mut calls = vec![0; gateways.len() + 1];
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         // Interleaved, the order turning each round (the machine is shared).
         for k in 0..=gateways.len() {
             let at = (k + round) % (gateways.len() + 1);
