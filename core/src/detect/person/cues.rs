@@ -241,6 +241,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
                 end = w.end;
             }
         }
+        if taken == 1 && cue.weak && !lower_only {
+            end = end.max(surname_after_title(text, words, first));
+        }
         if taken > 0 && !lower_only && text[..cue.end].ends_with(':') {
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
@@ -250,5 +253,37 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             let start = words[first].start;
             out.push(Finding::new(Kind::Name, start, end));
         }
+    }
+}
+
+/// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
+/// given name the lists know, then one lower-case word they do not know
+/// that ends the clause (a comma, a semicolon, a dot, the line's or the
+/// text's end) is her or his surname; where it ends (0: none).
+pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> usize {
+    let (Some(title), Some(given), Some(next)) = (
+        first.checked_sub(1).map(|k| &words[k]),
+        words.get(first),
+        words.get(first + 1),
+    ) else {
+        return 0;
+    };
+    let ends_clause = text[next.end..]
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
+    let fits = title.is(flag::TITLE)
+        && given.case == Case::Lower
+        && given.is(flag::GIVEN)
+        && next.gap == Gap::Space
+        && next.case == Case::Lower
+        && next.flags == 0
+        && !next.glued
+        && next.end - next.start >= 3
+        && ends_clause;
+    if fits {
+        next.end
+    } else {
+        0
     }
 }

@@ -6,7 +6,7 @@ use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
 
 /// Capitalised runs: found, trimmed, judged, and written to `out`.
-pub(super) fn runs(words: &[Word], out: &mut Vec<Finding>) {
+pub(super) fn runs(text: &str, words: &[Word], out: &mut Vec<Finding>) {
     let mut i = 0;
     // The last accepted name, as (first word, last word), for `Rossi, Mario`.
     let mut last: Option<(usize, usize, usize)> = None;
@@ -28,7 +28,7 @@ pub(super) fn runs(words: &[Word], out: &mut Vec<Finding>) {
         {
             j += 1;
         }
-        judge(words, i, j, &mut last, out);
+        judge(text, words, i, j, &mut last, out);
         i = j.max(i + 1);
     }
 }
@@ -185,6 +185,7 @@ pub(super) fn particle_bridge(words: &[Word], j: usize) -> bool {
 /// Judges the run `words[from..to]` (split at words that are never names)
 /// and writes what is a person.
 pub(super) fn judge(
+    text: &str,
     words: &[Word],
     from: usize,
     to: usize,
@@ -202,7 +203,7 @@ pub(super) fn judge(
             });
         if split {
             if start < k {
-                judge_part(words, start, k, from, last, out);
+                judge_part(text, words, start, k, from, last, out);
             }
             start = k + 1;
         }
@@ -210,6 +211,7 @@ pub(super) fn judge(
 }
 
 pub(super) fn judge_part(
+    text: &str,
     words: &[Word],
     mut from: usize,
     mut to: usize,
@@ -234,7 +236,7 @@ pub(super) fn judge_part(
         if words[from].soft_break && prev.is(flag::GREETING) {
             greeted = true;
         }
-        titled |= labelled(words, from);
+        titled |= labelled(text, words, from);
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
@@ -248,7 +250,8 @@ pub(super) fn judge_part(
         return;
     }
     // Leading titles and greetings are left out of the span.
-    let title = |k: usize| words[k].is(flag::TITLE) && !among_initials(words, k);
+    let title =
+        |k: usize| words[k].is(flag::TITLE) && !among_initials(words, k) && !marian(words, k);
     while from < to && (title(from) || words[from].is(flag::GREETING)) {
         titled |= words[from].is(flag::TITLE);
         greeted |= words[from].is(flag::GREETING);
@@ -317,25 +320,40 @@ pub(super) fn judge_part(
     let part = &words[from..to];
     // A place word that is also a surname, last after a given name or
     // after a title, is the surname (`Elena Fontana`, `Sra. Castillo`).
+    // (`Henrique Sá Pinto`: or between a given name and a last surname
+    // the lists know as nothing else; `Sá` folds as `SA`, a company.)
     let place_surname = |k: usize| {
         let w = &words[k];
+        let last_or_before_surname = k + 1 == to
+            || (k + 2 == to
+                && w.case == Case::Title
+                && words[k + 1].strong()
+                && words[k + 1].is(flag::SURNAME)
+                && !words[k + 1].is(flag::PLACE));
         w.is(flag::SURNAME)
-            && k + 1 == to
+            && last_or_before_surname
             && (titled
                 || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
                 || (k > from && words[k - 1].conjunction))
     };
     // `Fernández de Córdoba`, `Ruiz de Alarcón`: a place after a particle,
     // last after a known surname, is the surname's second part.
+    // (`Ruiz de la Torre`: over every particle between them.)
     let surname_of_place = |k: usize| {
+        let particles = words[from..k]
+            .iter()
+            .rev()
+            .take_while(|w| w.case == Case::Lower && w.is(flag::PARTICLE))
+            .count();
+        let Some(s) = (k - from).checked_sub(particles + 1).map(|s| from + s) else {
+            return false;
+        };
         k + 1 == to
-            && k >= from + 2
-            && words[k - 1].case == Case::Lower
-            && words[k - 1].is(flag::PARTICLE)
-            && words[k - 2].is(flag::SURNAME)
-            && !words[k - 2].is(flag::PLACE)
-            && words[k - 2].case != Case::Lower
-            && (titled || k > from + 2)
+            && particles > 0
+            && words[s].is(flag::SURNAME)
+            && !words[s].is(flag::PLACE)
+            && words[s].case != Case::Lower
+            && (titled || s > from)
     };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
@@ -346,8 +364,10 @@ pub(super) fn judge_part(
             words[k].is(flag::PLACE)
                 && !words[k].strong()
                 // `J. C. Pimentel`: an initial after the first is no `C.`
-                // (calle).
+                // (calle); nor one before a surname the lists know as
+                // nothing else (`R. Patel`, not `R. Augusta`, rua Augusta).
                 && (k == from || words[k].case != Case::Initial)
+                && !(words[k].case == Case::Initial && initial_of_surname(words, k, to))
                 && !place_surname(k)
                 && !surname_of_place(k)
                 && !place_given(words, k, from, to)
@@ -364,7 +384,12 @@ pub(super) fn judge_part(
     // (`Kollegin Anna Schmidt`, `Ieri Marco`): a given name comes first.
     if let Some(first_given) = part.iter().position(|w| w.is(flag::GIVEN)) {
         let lead = &part[..first_given];
+        // (Right after a title the run is the name: `Mr. Oluwadamilare
+        // ADEBAYO`.)
+        let after_title =
+            from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::TITLE);
         if !lead.is_empty()
+            && !after_title
             && !caps_surname_first(words, from)
             && lead
                 .iter()
@@ -429,7 +454,8 @@ pub(super) fn judge_part(
             return;
         }
     }
-    let accept = accept && !company_beside(words, from, to, titled || greeted);
+    let accept =
+        accept && !company_beside(words, from, to, titled, greeted) && !firm(text, words, from);
     if !accept {
         return;
     }
@@ -528,8 +554,16 @@ pub(super) fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
 /// before an acronym (`Roth IRA`, `Ferrari SPA`) names a company or a
 /// product, unless a title or greeting says otherwise or both sides of
 /// the `&` are given names (`Pina & Franco`).
-pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> bool {
-    if evidence || to - from != 1 {
+/// A greeting is no evidence against the `&` (`Thanks,\nWalker & Sons`
+/// signs off a firm).
+pub(super) fn company_beside(
+    words: &[Word],
+    from: usize,
+    to: usize,
+    titled: bool,
+    greeted: bool,
+) -> bool {
+    if titled || to - from != 1 {
         return false;
     }
     let word = &words[from];
@@ -545,7 +579,9 @@ pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: b
     if amp_before && !(given && words[from - 1].is(flag::GIVEN)) {
         return true;
     }
-    !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
+    !greeted
+        && !given
+        && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
 }
 
 /// Prepositions of company: a given name right after one is a person,
@@ -589,13 +625,13 @@ pub(super) const LABELS: &str =
 
 /// `"nachname": "Lindemann"`, `\"cognome\": \"La Rocca\"`, `nom : Le Goff`:
 /// a run right after a label and a colon, quoted or not, is its value.
-pub(super) fn labelled(words: &[Word], from: usize) -> bool {
+pub(super) fn labelled(text: &str, words: &[Word], from: usize) -> bool {
     let Some(label) = from.checked_sub(1).map(|k| &words[k]) else {
         return false;
     };
     // (Three to six bytes between them: `": "`, `\": \"`, ` : `; after
     // `: ` alone the cues read the name.)
-    label.is(flag::LABEL)
+    (label.is(flag::LABEL) || snake_case_label(text, label))
         && label.case == Case::Lower
         && words[from].gap == Gap::Break
         && (3..=6).contains(&(words[from].start - label.end))
@@ -633,4 +669,63 @@ pub(super) fn label_field(text: &str, words: &[Word], first: usize) -> Option<us
         }
     }
     None
+}
+
+/// `"first_name": "Rebecca"`, `"last_name": "Thornton"`: the key's last
+/// part alone (`name`, read after the `_`) labels anything
+/// (`"file_name"`), so the part before it decides.
+fn snake_case_label(text: &str, label: &Word) -> bool {
+    let head = &text[..label.start];
+    text[label.start..label.end].eq_ignore_ascii_case("name")
+        && ["first_", "last_", "given_", "family_", "middle_", "sur_"]
+            .iter()
+            .any(|p| head.len() >= p.len() && head[head.len() - p.len()..].eq_ignore_ascii_case(p))
+}
+
+/// Second given names of `María`/`Maria` (`M. Grazia`, `M. Ángeles`),
+/// in the lexicon as [`flag::MARIAN`]: after one the `M.` is her first
+/// name's initial, not `Monsieur`.
+pub(super) const MARIAN: &str = "grazia angeles carmen pilar luisa teresa dolores mercedes concepcion asuncion antonietta luz jesus eugenia isabel cristina";
+
+/// Whether the title `words[k]` is `M.` before a [`MARIAN`] name.
+pub(super) fn marian(words: &[Word], k: usize) -> bool {
+    let w = &words[k];
+    w.case == Case::Initial
+        && w.dot
+        && words
+            .get(k + 1)
+            .is_some_and(|n| n.gap == Gap::Space && n.case != Case::Lower && n.is(flag::MARIAN))
+}
+
+/// Whether the initial `words[k]` (a street's abbreviation too: `R.` rua,
+/// `C.` calle) is a person's: a name-like word follows that the lists
+/// know as a surname, as nothing else, and last.
+pub(super) fn initial_of_surname(words: &[Word], k: usize, to: usize) -> bool {
+    k + 2 == to
+        && words[k].dot
+        && words[k + 1].gap == Gap::Space
+        && words[k + 1].strong()
+        && words[k + 1].is(flag::SURNAME)
+        && !words[k + 1].is(flag::GIVEN | flag::PLACE)
+}
+
+/// `Morgan Stanley`, `Goldman Sachs`, `Ernst & Young`: words of a firm the
+/// lists name (`world/firms.txt`, in the lexicon as [`flag::FIRM`]) that
+/// stand together from the run's first word (`Louis Vuitton Malletier`),
+/// or across an `&` beside it, name the firm. Only words all flagged so
+/// are put together and looked up (rare: no cost for most runs).
+pub(super) fn firm(text: &str, words: &[Word], from: usize) -> bool {
+    if !words[from].is(flag::FIRM) {
+        return false;
+    }
+    let joined = |k: usize| words[k].gap == Gap::Space || words[k].amp_before;
+    let mut a = from;
+    while a > 0 && joined(a) && words[a - 1].is(flag::FIRM) {
+        a -= 1;
+    }
+    let mut b = from + 1;
+    while b < words.len() && joined(b) && words[b].is(flag::FIRM) {
+        b += 1;
+    }
+    b - a >= 2 && super::lexicon::lexicon().is_firm(text, &words[a..b])
 }

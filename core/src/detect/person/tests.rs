@@ -537,7 +537,7 @@ fn spans(text: &str, reference: bool) -> Vec<(usize, usize)> {
         cues::cue_matches(text, &mut cues);
         let mut folded = String::new();
         let words = words_reference(text, &cues, &never, &mut folded);
-        rules::runs(&words, &mut out);
+        rules::runs(text, &words, &mut out);
         cues::cued(text, &cues, &words, &mut out);
     } else {
         find(text, &never, &mut out);
