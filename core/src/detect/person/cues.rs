@@ -190,6 +190,14 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
                 from = article.end;
             }
         }
+        // `Nome: Sr. António Fontes`: a capitalised title, then the name,
+        // is the runs' to judge (the title left out).
+        if words
+            .get(first)
+            .is_some_and(|w| w.is(flag::TITLE) && w.case != Case::Lower && from == cue.end)
+        {
+            continue;
+        }
         let lower_only = cue.lower; // a `# lower` cue is weak too
         let mut taken = 0;
         let mut end = 0;
@@ -210,7 +218,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             if k == 0 && w.case != Case::Lower && first > 0 && words[first - 1].is(flag::TITLE) {
                 break;
             }
-            if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
+            // (`me llamo maría del pilar`: `del` is a particle too.)
+            let not_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+            if w.glued || not_name || w.is(flag::PLACE) {
                 break;
             }
             // `c'est son associé`: a determiner is no name.

@@ -199,7 +199,7 @@ pub(super) fn judge(
                 let initial = w.case == Case::Initial && w.dot;
                 let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
                 let joins = w.conjunction && k > from;
-                never_a_name && !initial && !joins
+                never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to)
             });
         if split {
             if start < k {
@@ -237,6 +237,9 @@ pub(super) fn judge_part(
             greeted = true;
         }
         titled |= labelled(text, words, from);
+        if place_labelled(text, words, from) || after_eponym_head(text, words, from) {
+            return;
+        }
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
@@ -291,6 +294,14 @@ pub(super) fn judge_part(
                 })
         })
     {
+        // `Casa de Lope de Vega`, `Museo de Frida Kahlo`: a place named
+        // after the name.
+        if words[from..from + particle]
+            .iter()
+            .any(|w| w.is(flag::PLACE))
+        {
+            return;
+        }
         from += particle + 1;
     }
     // Lower-case particles left at the start (`de Paco` after `Nota`), but
@@ -302,8 +313,11 @@ pub(super) fn judge_part(
     }
     // A word that is never a name but spelled like one (`Según`, the name
     // `Segun`) before a given name is not part of it.
+    // (At a sentence's start: mid-sentence the capital is the name's, `mit
+    // Ali Hassan`.)
     if to - from >= 2
         && !(titled && words[from].is(flag::PARTICLE))
+        && (words[from].sentence_start || words[from].after_colon || !words[from].known())
         && words[from].is(flag::NOT_NAME)
         && words[from + 1].strong()
         && words[from + 1].is(flag::GIVEN)
@@ -324,12 +338,20 @@ pub(super) fn judge_part(
     // the lists know as nothing else; `Sá` folds as `SA`, a company.)
     let place_surname = |k: usize| {
         let w = &words[k];
+        // (A surname the lists do not know too, `Leonor Sá Fragoso`; and
+        // before `i`, `y`, `e` and a surname, `Nuria Sala i Vidal`.)
+        let surname_at = |n: usize| {
+            let s = &words[n];
+            s.case == Case::Title
+                && (s.strong() && s.is(flag::SURNAME) || s.flags == 0)
+                && !s.is(flag::PLACE)
+        };
         let last_or_before_surname = k + 1 == to
-            || (k + 2 == to
+            || (k + 2 == to && w.case == Case::Title && surname_at(k + 1))
+            || (k + 3 == to
                 && w.case == Case::Title
-                && words[k + 1].strong()
-                && words[k + 1].is(flag::SURNAME)
-                && !words[k + 1].is(flag::PLACE));
+                && words[k + 1].conjunction
+                && words[k + 2].is(flag::SURNAME));
         w.is(flag::SURNAME)
             && last_or_before_surname
             && (titled
@@ -728,4 +750,69 @@ pub(super) fn firm(text: &str, words: &[Word], from: usize) -> bool {
         b += 1;
     }
     b - a >= 2 && super::lexicon::lexicon().is_firm(text, &words[a..b])
+}
+
+/// Keys of tool calls' JSON and form fields whose value is a place, a
+/// firm or a thing (split at spaces: one string costs the filter less than
+/// a slice).
+pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
+
+/// `"ciudad": "Santiago"`, `"company": "Morgan Stanley"`: a run right
+/// after such a key and its colon (as [`labelled`] reads one) is a place's
+/// or a firm's name.
+pub(super) fn place_labelled(text: &str, words: &[Word], from: usize) -> bool {
+    let Some(label) = from.checked_sub(1).map(|k| &words[k]) else {
+        return false;
+    };
+    let key = &text[label.start..label.end];
+    label.case == Case::Lower
+        && words[from].gap == Gap::Break
+        && (3..=6).contains(&(words[from].start - label.end))
+        && text[label.end..words[from].start].contains(':')
+        && PLACE_LABELS.split(' ').any(|l| l.eq_ignore_ascii_case(key))
+}
+
+/// Nouns named after a person by a particle (`syndrome de Gilles de la
+/// Tourette`, `teorema di Pitagora`, `doença de Chagas`, `musée de
+/// Rodin`): the run after one and its particle is the eponym, no person.
+/// In lower case, as written (the comparison ignores case).
+pub(super) const EPONYM_HEADS: &str = "syndrome síndrome sindrome syndrom maladie enfermedad malattia morbo doença doenca disease théorème teorema theorem loi ley legge lei law effet efecto effetto efeito principe principio princípio prix premio prêmio prémio museo musée museu teatro théâtre marché mercado mercato aeroporto aeropuerto aéroport stazione estación gare fondation fundación fundação fondazione";
+
+/// Whether a lower-case particle (`de`, `di`, `da`, `of`) stands right
+/// before `words[from]`, and one of [`EPONYM_HEADS`] right before it.
+/// (The head is not read as a word: the text before the particle is.)
+pub(super) fn after_eponym_head(text: &str, words: &[Word], from: usize) -> bool {
+    let Some(particle) = from.checked_sub(1).map(|k| &words[k]) else {
+        return false;
+    };
+    if particle.case != Case::Lower
+        || !particle.is(flag::PARTICLE | flag::DETERMINER)
+        || words[from].gap != Gap::Space
+    {
+        return false;
+    }
+    let before = text[..particle.start].trim_end_matches(' ');
+    let head = before
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !head.is_empty()
+        && EPONYM_HEADS
+            .split(' ')
+            .any(|h| h.chars().eq(head.chars().flat_map(char::to_lowercase)))
+}
+
+/// `Li Na Chen`, `Nguyen Thi Lan`: a short part of an East Asian name in
+/// title case that is also a function word (`Na`, Portuguese `in the`),
+/// between two names the lists know and mid-sentence, joins the run.
+pub(super) fn short_part_between_names(words: &[Word], k: usize, from: usize, to: usize) -> bool {
+    let w = &words[k];
+    k > from
+        && k + 1 < to
+        && w.case == Case::Title
+        && w.end - w.start <= 3
+        && !w.sentence_start
+        && words[k - 1].known()
+        && words[k + 1].known()
+        && words[k + 1].gap == Gap::Space
 }
