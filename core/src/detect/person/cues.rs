@@ -268,8 +268,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
 
 /// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
 /// given name the lists know, then one lower-case word they do not know
-/// that ends the clause (a comma, a semicolon, a dot, the line's or the
-/// text's end) is her or his surname; where it ends (0: none).
+/// that ends the clause (a comma, a semicolon, a dot, the line's end; not
+/// the text's: `herr thomas antwortete`) is her or his surname; where it
+/// ends (0: none).
 pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> usize {
     let (Some(title), Some(given), Some(next)) = (
         first.checked_sub(1).map(|k| &words[k]),
@@ -281,7 +282,7 @@ pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> u
     let ends_clause = text[next.end..]
         .chars()
         .next()
-        .is_none_or(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
     let fits = title.is(flag::TITLE)
         && given.case == Case::Lower
         && given.is(flag::GIVEN)

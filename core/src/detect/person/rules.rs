@@ -228,7 +228,9 @@ pub(super) fn judge_part(
         // The word before was split off (never a name): a greeting? A
         // saint's or place word that is also a common word (`São`, `Chez`)?
         greeted |= words[from - 1].is(flag::GREETING);
-        if words[from - 1].is(flag::SAINT | flag::PLACE) && words[from].gap == Gap::Space {
+        if (words[from - 1].is(flag::SAINT) || place_word(text, &words[from - 1]))
+            && words[from].gap == Gap::Space
+        {
             return;
         }
     } else if let Some(prev) = before(from) {
@@ -243,7 +245,7 @@ pub(super) fn judge_part(
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
-            if prev.is(flag::PLACE | flag::SAINT) {
+            if prev.is(flag::SAINT) || place_word(text, prev) {
                 return;
             }
         }
@@ -398,7 +400,7 @@ pub(super) fn judge_part(
         return;
     }
     if let Some(next) = words.get(to) {
-        if next.gap == Gap::Space && next.is(flag::PLACE) {
+        if next.gap == Gap::Space && place_word(text, next) {
             return;
         }
     }
@@ -701,7 +703,11 @@ fn snake_case_label(text: &str, label: &Word) -> bool {
     text[label.start..label.end].eq_ignore_ascii_case("name")
         && ["first_", "last_", "given_", "family_", "middle_", "sur_"]
             .iter()
-            .any(|p| head.len() >= p.len() && head[head.len() - p.len()..].eq_ignore_ascii_case(p))
+            .any(|p| {
+                let head = head.as_bytes();
+                head.len() >= p.len()
+                    && head[head.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+            })
 }
 
 /// Second given names of `María`/`Maria` (`M. Grazia`, `M. Ángeles`),
@@ -815,4 +821,12 @@ pub(super) fn short_part_between_names(words: &[Word], k: usize, from: usize, to
         && words[k - 1].known()
         && words[k + 1].known()
         && words[k + 1].gap == Gap::Space
+}
+
+/// Whether `w`, beside a run, is a place word that makes it a place: not
+/// a lower-case word of one or two letters, which is a function word
+/// (`Giulia se ne occupa`, `se Maria ligar`: the `se` that folds like the
+/// cathedral `Sé`).
+pub(super) fn place_word(text: &str, w: &Word) -> bool {
+    w.is(flag::PLACE) && !(w.case == Case::Lower && text[w.start..w.end].chars().nth(2).is_none())
 }
