@@ -400,7 +400,12 @@ pub(super) fn judge_part(
         return;
     }
     if let Some(next) = words.get(to) {
-        if next.gap == Gap::Space && place_word(text, next) {
+        // (After the run, a short lower-case place word ends the clause to
+        // make it a firm, `Marco Rossi srl`: `Marco via email` is prose.)
+        let prose = next.case == Case::Lower
+            && text[next.start..next.end].chars().nth(3).is_none()
+            && text[next.end..].starts_with(' ');
+        if next.gap == Gap::Space && place_word(text, next) && !prose {
             return;
         }
     }

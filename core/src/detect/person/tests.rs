@@ -806,6 +806,11 @@ fn lower_case_names_after_kin_and_lower_case_titles() {
     ] {
         assert_eq!(names(text), [name], "{text}");
     }
+    // A lower-case place word after a name is prose unless it ends the
+    // clause (`srl`), and one of two letters is a function word.
+    assert_eq!(names("Contact Marco via email"), ["Marco"]);
+    assert_eq!(names("ok M. Grazia se ne occupa"), ["M. Grazia"]);
+    assert!(names("Fattura a Marco Rossi srl").is_empty());
     // After the given name, a word that does not end the clause is prose.
     assert_eq!(names("herr thomas antwortete"), ["thomas"]);
     assert!(names("mio cugino sta bene").is_empty());
