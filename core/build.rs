@@ -10,9 +10,9 @@
 //!   symbols: 29,807 bytes where the lists front-coded as text, one per
 //!   language, took 63,117, and the filter's `.wasm` 34 KB smaller
 //!   (`data/person/README.md`);
-//! - `cues.txt` and `particles.txt` as text without their comment and
-//!   blank lines (`person/<lang>/<list>.txt`): the cues' order holds their
-//!   sections, and both are read phrase by phrase.
+//! - `cues.txt`, `particles.txt` and `world/firms.txt` as text without
+//!   their comment and blank lines (`person/<lang>/<list>.txt`): the cues'
+//!   order holds their sections, and all three are read phrase by phrase.
 
 // A build script stops the build with a message: that is what `expect` does.
 #![allow(clippy::expect_used)]
@@ -41,8 +41,9 @@ const PACKED_LISTS: [&str; 6] = [
     "titles",
 ];
 
-/// The lists kept as text, per language.
-const TEXT_LISTS: [&str; 2] = ["cues", "particles"];
+/// The lists kept as text, per language (`world/` has `firms`: names of
+/// several words, looked up whole).
+const TEXT_LISTS: [&str; 3] = ["cues", "particles", "firms"];
 
 /// A comment line the lexicon reads as a section marker
 /// (`lexicon::cue_lines`: `# weak`, `# greeting`, `# lower`, any case and
@@ -81,7 +82,7 @@ fn main() {
                 continue;
             };
             // The cues keep their order (their sections) and their
-            // section markers; the particles are a set, written
+            // section markers; particles and firms are sets, written
             // front-coded.
             let kept: String = if list == "cues" {
                 text.lines()

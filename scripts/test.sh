@@ -45,8 +45,9 @@ stage "playground in headless Chromium" bash playground/test.sh
 stage "detector evaluation (names, six languages)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.88
 stage "detector evaluation (development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.88 core/tests/fixtures/person-eval/dev
 stage "detector evaluation (second development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.86 core/tests/fixtures/person-eval/dev2
-stage "detector evaluation (third development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.78 core/tests/fixtures/person-eval/dev3
-stage "detector evaluation (fourth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.84 core/tests/fixtures/person-eval/dev4
+stage "detector evaluation (third development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.83 core/tests/fixtures/person-eval/dev3
+stage "detector evaluation (fourth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.94 core/tests/fixtures/person-eval/dev4
+stage "detector evaluation (fifth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.87 core/tests/fixtures/person-eval/dev5
 stage "detector evaluation (held-out set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.80 core/tests/fixtures/person-eval/heldout
 stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh

@@ -197,7 +197,7 @@ fn find_with(
     if words.is_empty() {
         return;
     }
-    runs(words, out);
+    runs(text, words, out);
     cued(text, cues, words, out);
 }
 

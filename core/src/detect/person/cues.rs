@@ -190,6 +190,14 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
                 from = article.end;
             }
         }
+        // `Nome: Sr. António Fontes`: a capitalised title, then the name,
+        // is the runs' to judge (the title left out).
+        if words
+            .get(first)
+            .is_some_and(|w| w.is(flag::TITLE) && w.case != Case::Lower && from == cue.end)
+        {
+            continue;
+        }
         let lower_only = cue.lower; // a `# lower` cue is weak too
         let mut taken = 0;
         let mut end = 0;
@@ -210,7 +218,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             if k == 0 && w.case != Case::Lower && first > 0 && words[first - 1].is(flag::TITLE) {
                 break;
             }
-            if w.glued || w.is(flag::NOT_NAME) && !w.known() || w.is(flag::PLACE) {
+            // (`me llamo maría del pilar`: `del` is a particle too.)
+            let not_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+            if w.glued || not_name || w.is(flag::PLACE) {
                 break;
             }
             // `c'est son associé`: a determiner is no name.
@@ -241,6 +251,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
                 end = w.end;
             }
         }
+        if taken == 1 && cue.weak && !lower_only {
+            end = end.max(surname_after_title(text, words, first));
+        }
         if taken > 0 && !lower_only && text[..cue.end].ends_with(':') {
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
@@ -250,5 +263,38 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             let start = words[first].start;
             out.push(Finding::new(Kind::Name, start, end));
         }
+    }
+}
+
+/// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
+/// given name the lists know, then one lower-case word they do not know
+/// that ends the clause (a comma, a semicolon, a dot, the line's end; not
+/// the text's: `herr thomas antwortete`) is her or his surname; where it
+/// ends (0: none).
+pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> usize {
+    let (Some(title), Some(given), Some(next)) = (
+        first.checked_sub(1).map(|k| &words[k]),
+        words.get(first),
+        words.get(first + 1),
+    ) else {
+        return 0;
+    };
+    let ends_clause = text[next.end..]
+        .chars()
+        .next()
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
+    let fits = title.is(flag::TITLE)
+        && given.case == Case::Lower
+        && given.is(flag::GIVEN)
+        && next.gap == Gap::Space
+        && next.case == Case::Lower
+        && next.flags == 0
+        && !next.glued
+        && next.end - next.start >= 3
+        && ends_clause;
+    if fits {
+        next.end
+    } else {
+        0
     }
 }

@@ -6,7 +6,7 @@ use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
 
 /// Capitalised runs: found, trimmed, judged, and written to `out`.
-pub(super) fn runs(words: &[Word], out: &mut Vec<Finding>) {
+pub(super) fn runs(text: &str, words: &[Word], out: &mut Vec<Finding>) {
     let mut i = 0;
     // The last accepted name, as (first word, last word), for `Rossi, Mario`.
     let mut last: Option<(usize, usize, usize)> = None;
@@ -28,7 +28,7 @@ pub(super) fn runs(words: &[Word], out: &mut Vec<Finding>) {
         {
             j += 1;
         }
-        judge(words, i, j, &mut last, out);
+        judge(text, words, i, j, &mut last, out);
         i = j.max(i + 1);
     }
 }
@@ -185,6 +185,7 @@ pub(super) fn particle_bridge(words: &[Word], j: usize) -> bool {
 /// Judges the run `words[from..to]` (split at words that are never names)
 /// and writes what is a person.
 pub(super) fn judge(
+    text: &str,
     words: &[Word],
     from: usize,
     to: usize,
@@ -198,11 +199,11 @@ pub(super) fn judge(
                 let initial = w.case == Case::Initial && w.dot;
                 let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
                 let joins = w.conjunction && k > from;
-                never_a_name && !initial && !joins
+                never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to)
             });
         if split {
             if start < k {
-                judge_part(words, start, k, from, last, out);
+                judge_part(text, words, start, k, from, last, out);
             }
             start = k + 1;
         }
@@ -210,6 +211,7 @@ pub(super) fn judge(
 }
 
 pub(super) fn judge_part(
+    text: &str,
     words: &[Word],
     mut from: usize,
     mut to: usize,
@@ -226,7 +228,9 @@ pub(super) fn judge_part(
         // The word before was split off (never a name): a greeting? A
         // saint's or place word that is also a common word (`São`, `Chez`)?
         greeted |= words[from - 1].is(flag::GREETING);
-        if words[from - 1].is(flag::SAINT | flag::PLACE) && words[from].gap == Gap::Space {
+        if (words[from - 1].is(flag::SAINT) || place_word(text, &words[from - 1]))
+            && words[from].gap == Gap::Space
+        {
             return;
         }
     } else if let Some(prev) = before(from) {
@@ -234,11 +238,14 @@ pub(super) fn judge_part(
         if words[from].soft_break && prev.is(flag::GREETING) {
             greeted = true;
         }
-        titled |= labelled(words, from);
+        titled |= labelled(text, words, from);
+        if place_labelled(text, words, from) || after_eponym_head(text, words, from) {
+            return;
+        }
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
-            if prev.is(flag::PLACE | flag::SAINT) {
+            if prev.is(flag::SAINT) || place_word(text, prev) {
                 return;
             }
         }
@@ -248,7 +255,8 @@ pub(super) fn judge_part(
         return;
     }
     // Leading titles and greetings are left out of the span.
-    let title = |k: usize| words[k].is(flag::TITLE) && !among_initials(words, k);
+    let title =
+        |k: usize| words[k].is(flag::TITLE) && !among_initials(words, k) && !marian(words, k);
     while from < to && (title(from) || words[from].is(flag::GREETING)) {
         titled |= words[from].is(flag::TITLE);
         greeted |= words[from].is(flag::GREETING);
@@ -288,6 +296,14 @@ pub(super) fn judge_part(
                 })
         })
     {
+        // `Casa de Lope de Vega`, `Museo de Frida Kahlo`: a place named
+        // after the name.
+        if words[from..from + particle]
+            .iter()
+            .any(|w| w.is(flag::PLACE))
+        {
+            return;
+        }
         from += particle + 1;
     }
     // Lower-case particles left at the start (`de Paco` after `Nota`), but
@@ -299,8 +315,11 @@ pub(super) fn judge_part(
     }
     // A word that is never a name but spelled like one (`Según`, the name
     // `Segun`) before a given name is not part of it.
+    // (At a sentence's start: mid-sentence the capital is the name's, `mit
+    // Ali Hassan`.)
     if to - from >= 2
         && !(titled && words[from].is(flag::PARTICLE))
+        && (words[from].sentence_start || words[from].after_colon || !words[from].known())
         && words[from].is(flag::NOT_NAME)
         && words[from + 1].strong()
         && words[from + 1].is(flag::GIVEN)
@@ -317,25 +336,48 @@ pub(super) fn judge_part(
     let part = &words[from..to];
     // A place word that is also a surname, last after a given name or
     // after a title, is the surname (`Elena Fontana`, `Sra. Castillo`).
+    // (`Henrique Sá Pinto`: or between a given name and a last surname
+    // the lists know as nothing else; `Sá` folds as `SA`, a company.)
     let place_surname = |k: usize| {
         let w = &words[k];
+        // (A surname the lists do not know too, `Leonor Sá Fragoso`; and
+        // before `i`, `y`, `e` and a surname, `Nuria Sala i Vidal`.)
+        let surname_at = |n: usize| {
+            let s = &words[n];
+            s.case == Case::Title
+                && (s.strong() && s.is(flag::SURNAME) || s.flags == 0)
+                && !s.is(flag::PLACE)
+        };
+        let last_or_before_surname = k + 1 == to
+            || (k + 2 == to && w.case == Case::Title && surname_at(k + 1))
+            || (k + 3 == to
+                && w.case == Case::Title
+                && words[k + 1].conjunction
+                && words[k + 2].is(flag::SURNAME));
         w.is(flag::SURNAME)
-            && k + 1 == to
+            && last_or_before_surname
             && (titled
                 || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
                 || (k > from && words[k - 1].conjunction))
     };
     // `Fernández de Córdoba`, `Ruiz de Alarcón`: a place after a particle,
     // last after a known surname, is the surname's second part.
+    // (`Ruiz de la Torre`: over every particle between them.)
     let surname_of_place = |k: usize| {
+        let particles = words[from..k]
+            .iter()
+            .rev()
+            .take_while(|w| w.case == Case::Lower && w.is(flag::PARTICLE))
+            .count();
+        let Some(s) = (k - from).checked_sub(particles + 1).map(|s| from + s) else {
+            return false;
+        };
         k + 1 == to
-            && k >= from + 2
-            && words[k - 1].case == Case::Lower
-            && words[k - 1].is(flag::PARTICLE)
-            && words[k - 2].is(flag::SURNAME)
-            && !words[k - 2].is(flag::PLACE)
-            && words[k - 2].case != Case::Lower
-            && (titled || k > from + 2)
+            && particles > 0
+            && words[s].is(flag::SURNAME)
+            && !words[s].is(flag::PLACE)
+            && words[s].case != Case::Lower
+            && (titled || s > from)
     };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
@@ -346,8 +388,10 @@ pub(super) fn judge_part(
             words[k].is(flag::PLACE)
                 && !words[k].strong()
                 // `J. C. Pimentel`: an initial after the first is no `C.`
-                // (calle).
+                // (calle); nor one before a surname the lists know as
+                // nothing else (`R. Patel`, not `R. Augusta`, rua Augusta).
                 && (k == from || words[k].case != Case::Initial)
+                && !(words[k].case == Case::Initial && initial_of_surname(words, k, to))
                 && !place_surname(k)
                 && !surname_of_place(k)
                 && !place_given(words, k, from, to)
@@ -356,7 +400,12 @@ pub(super) fn judge_part(
         return;
     }
     if let Some(next) = words.get(to) {
-        if next.gap == Gap::Space && next.is(flag::PLACE) {
+        // (After the run, a short lower-case place word ends the clause to
+        // make it a firm, `Marco Rossi srl`: `Marco via email` is prose.)
+        let prose = next.case == Case::Lower
+            && text[next.start..next.end].chars().nth(3).is_none()
+            && text[next.end..].starts_with(' ');
+        if next.gap == Gap::Space && place_word(text, next) && !prose {
             return;
         }
     }
@@ -364,7 +413,12 @@ pub(super) fn judge_part(
     // (`Kollegin Anna Schmidt`, `Ieri Marco`): a given name comes first.
     if let Some(first_given) = part.iter().position(|w| w.is(flag::GIVEN)) {
         let lead = &part[..first_given];
+        // (Right after a title the run is the name: `Mr. Oluwadamilare
+        // ADEBAYO`.)
+        let after_title =
+            from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::TITLE);
         if !lead.is_empty()
+            && !after_title
             && !caps_surname_first(words, from)
             && lead
                 .iter()
@@ -429,7 +483,8 @@ pub(super) fn judge_part(
             return;
         }
     }
-    let accept = accept && !company_beside(words, from, to, titled || greeted);
+    let accept =
+        accept && !company_beside(words, from, to, titled, greeted) && !firm(text, words, from);
     if !accept {
         return;
     }
@@ -528,8 +583,16 @@ pub(super) fn given_after_comma(words: &[Word], at: usize) -> Option<usize> {
 /// before an acronym (`Roth IRA`, `Ferrari SPA`) names a company or a
 /// product, unless a title or greeting says otherwise or both sides of
 /// the `&` are given names (`Pina & Franco`).
-pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: bool) -> bool {
-    if evidence || to - from != 1 {
+/// A greeting is no evidence against the `&` (`Thanks,\nWalker & Sons`
+/// signs off a firm).
+pub(super) fn company_beside(
+    words: &[Word],
+    from: usize,
+    to: usize,
+    titled: bool,
+    greeted: bool,
+) -> bool {
+    if titled || to - from != 1 {
         return false;
     }
     let word = &words[from];
@@ -545,7 +608,9 @@ pub(super) fn company_beside(words: &[Word], from: usize, to: usize, evidence: b
     if amp_before && !(given && words[from - 1].is(flag::GIVEN)) {
         return true;
     }
-    !given && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
+    !greeted
+        && !given
+        && next.is_some_and(|n| n.gap == Gap::Space && n.case == Case::Upper && !n.known())
 }
 
 /// Prepositions of company: a given name right after one is a person,
@@ -589,13 +654,13 @@ pub(super) const LABELS: &str =
 
 /// `"nachname": "Lindemann"`, `\"cognome\": \"La Rocca\"`, `nom : Le Goff`:
 /// a run right after a label and a colon, quoted or not, is its value.
-pub(super) fn labelled(words: &[Word], from: usize) -> bool {
+pub(super) fn labelled(text: &str, words: &[Word], from: usize) -> bool {
     let Some(label) = from.checked_sub(1).map(|k| &words[k]) else {
         return false;
     };
     // (Three to six bytes between them: `": "`, `\": \"`, ` : `; after
     // `: ` alone the cues read the name.)
-    label.is(flag::LABEL)
+    (label.is(flag::LABEL) || snake_case_label(text, label))
         && label.case == Case::Lower
         && words[from].gap == Gap::Break
         && (3..=6).contains(&(words[from].start - label.end))
@@ -633,4 +698,140 @@ pub(super) fn label_field(text: &str, words: &[Word], first: usize) -> Option<us
         }
     }
     None
+}
+
+/// `"first_name": "Rebecca"`, `"last_name": "Thornton"`: the key's last
+/// part alone (`name`, read after the `_`) labels anything
+/// (`"file_name"`), so the part before it decides.
+fn snake_case_label(text: &str, label: &Word) -> bool {
+    let head = &text[..label.start];
+    text[label.start..label.end].eq_ignore_ascii_case("name")
+        && ["first_", "last_", "given_", "family_", "middle_", "sur_"]
+            .iter()
+            .any(|p| {
+                let head = head.as_bytes();
+                head.len() >= p.len()
+                    && head[head.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+            })
+}
+
+/// Second given names of `María`/`Maria` (`M. Grazia`, `M. Ángeles`),
+/// in the lexicon as [`flag::MARIAN`]: after one the `M.` is her first
+/// name's initial, not `Monsieur`.
+pub(super) const MARIAN: &str = "grazia angeles carmen pilar luisa teresa dolores mercedes concepcion asuncion antonietta luz jesus eugenia isabel cristina";
+
+/// Whether the title `words[k]` is `M.` before a [`MARIAN`] name.
+pub(super) fn marian(words: &[Word], k: usize) -> bool {
+    let w = &words[k];
+    w.case == Case::Initial
+        && w.dot
+        && words
+            .get(k + 1)
+            .is_some_and(|n| n.gap == Gap::Space && n.case != Case::Lower && n.is(flag::MARIAN))
+}
+
+/// Whether the initial `words[k]` (a street's abbreviation too: `R.` rua,
+/// `C.` calle) is a person's: a name-like word follows that the lists
+/// know as a surname, as nothing else, and last.
+pub(super) fn initial_of_surname(words: &[Word], k: usize, to: usize) -> bool {
+    k + 2 == to
+        && words[k].dot
+        && words[k + 1].gap == Gap::Space
+        && words[k + 1].strong()
+        && words[k + 1].is(flag::SURNAME)
+        && !words[k + 1].is(flag::GIVEN | flag::PLACE)
+}
+
+/// `Morgan Stanley`, `Goldman Sachs`, `Ernst & Young`: words of a firm the
+/// lists name (`world/firms.txt`, in the lexicon as [`flag::FIRM`]) that
+/// stand together from the run's first word (`Louis Vuitton Malletier`),
+/// or across an `&` beside it, name the firm. Only words all flagged so
+/// are put together and looked up (rare: no cost for most runs).
+pub(super) fn firm(text: &str, words: &[Word], from: usize) -> bool {
+    if !words[from].is(flag::FIRM) {
+        return false;
+    }
+    let joined = |k: usize| words[k].gap == Gap::Space || words[k].amp_before;
+    let mut a = from;
+    while a > 0 && joined(a) && words[a - 1].is(flag::FIRM) {
+        a -= 1;
+    }
+    let mut b = from + 1;
+    while b < words.len() && joined(b) && words[b].is(flag::FIRM) {
+        b += 1;
+    }
+    b - a >= 2 && super::lexicon::lexicon().is_firm(text, &words[a..b])
+}
+
+/// Keys of tool calls' JSON and form fields whose value is a place, a
+/// firm or a thing (split at spaces: one string costs the filter less than
+/// a slice).
+pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
+
+/// `"ciudad": "Santiago"`, `"company": "Morgan Stanley"`: a run right
+/// after such a key and its colon (as [`labelled`] reads one) is a place's
+/// or a firm's name.
+pub(super) fn place_labelled(text: &str, words: &[Word], from: usize) -> bool {
+    let Some(label) = from.checked_sub(1).map(|k| &words[k]) else {
+        return false;
+    };
+    let key = &text[label.start..label.end];
+    label.case == Case::Lower
+        && words[from].gap == Gap::Break
+        && (3..=6).contains(&(words[from].start - label.end))
+        && text[label.end..words[from].start].contains(':')
+        && PLACE_LABELS.split(' ').any(|l| l.eq_ignore_ascii_case(key))
+}
+
+/// Nouns named after a person by a particle (`syndrome de Gilles de la
+/// Tourette`, `teorema di Pitagora`, `doença de Chagas`, `musée de
+/// Rodin`): the run after one and its particle is the eponym, no person.
+/// In lower case, as written (the comparison ignores case).
+pub(super) const EPONYM_HEADS: &str = "syndrome síndrome sindrome syndrom maladie enfermedad malattia morbo doença doenca disease théorème teorema theorem loi ley legge lei law effet efecto effetto efeito principe principio princípio prix premio prêmio prémio museo musée museu teatro théâtre marché mercado mercato aeroporto aeropuerto aéroport stazione estación gare fondation fundación fundação fondazione";
+
+/// Whether a lower-case particle (`de`, `di`, `da`, `of`) stands right
+/// before `words[from]`, and one of [`EPONYM_HEADS`] right before it.
+/// (The head is not read as a word: the text before the particle is.)
+pub(super) fn after_eponym_head(text: &str, words: &[Word], from: usize) -> bool {
+    let Some(particle) = from.checked_sub(1).map(|k| &words[k]) else {
+        return false;
+    };
+    if particle.case != Case::Lower
+        || !particle.is(flag::PARTICLE | flag::DETERMINER)
+        || words[from].gap != Gap::Space
+    {
+        return false;
+    }
+    let before = text[..particle.start].trim_end_matches(' ');
+    let head = before
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !head.is_empty()
+        && EPONYM_HEADS
+            .split(' ')
+            .any(|h| h.chars().eq(head.chars().flat_map(char::to_lowercase)))
+}
+
+/// `Li Na Chen`, `Nguyen Thi Lan`: a short part of an East Asian name in
+/// title case that is also a function word (`Na`, Portuguese `in the`),
+/// between two names the lists know and mid-sentence, joins the run.
+pub(super) fn short_part_between_names(words: &[Word], k: usize, from: usize, to: usize) -> bool {
+    let w = &words[k];
+    k > from
+        && k + 1 < to
+        && w.case == Case::Title
+        && w.end - w.start <= 3
+        && !w.sentence_start
+        && words[k - 1].known()
+        && words[k + 1].known()
+        && words[k + 1].gap == Gap::Space
+}
+
+/// Whether `w`, beside a run, is a place word that makes it a place: not
+/// a lower-case word of one or two letters, which is a function word
+/// (`Giulia se ne occupa`, `se Maria ligar`: the `se` that folds like the
+/// cathedral `Sé`).
+pub(super) fn place_word(text: &str, w: &Word) -> bool {
+    w.is(flag::PLACE) && !(w.case == Case::Lower && text[w.start..w.end].chars().nth(2).is_none())
 }
