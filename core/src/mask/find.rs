@@ -134,7 +134,7 @@ pub(super) fn windows_around(
         }
         out.push((from, to));
     }
-    out.sort_unstable();
+    crate::sort::sort(out);
     let mut merged: usize = 0;
     for at in 0..out.len() {
         let (from, to) = out[at];
