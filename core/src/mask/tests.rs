@@ -284,3 +284,64 @@ fn memo_recency_survives_many_hits_and_evicts_the_oldest() {
         assert!(warm.memo_len() <= held);
     }
 }
+
+/// The surrogate walk around a span ([`super::find::windows_around`]) finds
+/// every surrogate holding the span that a walk of the whole text finds:
+/// at the text's ends, with no whitespace near, and windows merged.
+#[test]
+fn a_window_holds_every_surrogate_around_its_span() {
+    let mut windows = Vec::new();
+    // Widened to whitespace, merged where they meet.
+    super::find::windows_around(
+        "aa bb cc dd ee",
+        [(6, 8), (9, 11)].into_iter(),
+        4,
+        &mut windows,
+    );
+    assert_eq!(windows, vec![(3, 14)]);
+    super::find::windows_around("aa bb cc dd ee", [(0, 2)].into_iter(), 4, &mut windows);
+    assert_eq!(windows, vec![(0, 5)]);
+    // No whitespace: the whole text.
+    super::find::windows_around("a.b@c.d", [(2, 3)].into_iter(), 2, &mut windows);
+    assert_eq!(windows, vec![(0, 7)]);
+}
+
+proptest::proptest! {
+    #[test]
+    fn a_window_walk_finds_what_a_whole_walk_finds(
+        parts in proptest::collection::vec((0usize..8, 0usize..6), 1..10)
+    ) {
+        const PIECES: [&str; 8] = [
+            "Laura Bianchi", "Iñigo Pérez", "laura.bianchi@brightvale.it", "Laura",
+            "Bianchi", "word", "Pérez", "x9",
+        ];
+        const GLUE: [&str; 6] = [" ", "  ", "\n", ", ", ".", ""];
+        let index = index(VAULT);
+        let mut text = String::new();
+        for (piece, glue) in parts {
+            text.push_str(PIECES[piece]);
+            text.push_str(GLUE[glue]);
+        }
+        let mut whole = Vec::new();
+        index.find_surrogates(&text, &mut whole);
+        let bounds: Vec<usize> = (0..=text.len()).filter(|&at| text.is_char_boundary(at)).collect();
+        let mut windows = Vec::new();
+        for (i, &start) in bounds.iter().enumerate() {
+            for &end in &bounds[i + 1..] {
+                super::find::windows_around(&text, [(start, end)].into_iter(), index.max_surrogate_len(), &mut windows);
+                let mut near = Vec::new();
+                for &(from, to) in &windows {
+                    let mut found = Vec::new();
+                    index.find_surrogates(&text[from..to], &mut found);
+                    near.extend(found.iter().map(|m| (m.start + from, m.end + from)));
+                }
+                for m in whole.iter().filter(|m| m.start <= start && end <= m.end) {
+                    proptest::prop_assert!(
+                        near.contains(&(m.start, m.end)),
+                        "surrogate {}..{} around {}..{}", m.start, m.end, start, end
+                    );
+                }
+            }
+        }
+    }
+}
