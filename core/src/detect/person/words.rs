@@ -20,9 +20,11 @@ pub(super) const CUED_WORDS: usize = 4;
 /// not a particle.
 ///
 /// `words` is cleared first; its buffer is kept.
+/// `capitals` is a cursor over `text` (it may have been asked already).
 pub(super) fn read_words(
     text: &str,
     cues: &[Cue],
+    capitals: &mut Capitals,
     never: &NeverMask,
     folded: &mut String,
     words: &mut Vec<Word>,
@@ -41,7 +43,7 @@ pub(super) fn read_words(
         while next_cue < cues.len() && cues[next_cue].end < pos {
             next_cue += 1;
         }
-        let capital = next_capital(text, pos);
+        let capital = capitals.at_or_after(text, pos);
         let cue = cues.get(next_cue).map(|c| c.end);
         let (trigger, mut forced) = match (capital, cue) {
             (None, None) => break,
@@ -77,7 +79,7 @@ pub(super) fn read_words(
             if lower_cue
                 && forced == CUED_WORDS
                 && cannot_follow_lower_cue(&word)
-                && reader.rest_of_window_is_void(at, cues.get(next_cue))
+                && reader.rest_of_window_is_void(at, cues.get(next_cue), capitals)
             {
                 break;
             }
@@ -198,6 +200,36 @@ pub(super) fn words_reference(
         }
     }
     reader.words
+}
+
+/// [`next_capital`] with its last answer kept: the reader asks for the
+/// next capital after every window, and after a cue's first word, and the
+/// answer holds until the reader passes it (whether a byte is a capital
+/// that starts a word does not depend on where the scan began), so the
+/// text between two capitals is scanned once, not once per window.
+pub(super) struct Capitals {
+    /// The scan that found `found` began here (`usize::MAX`: no scan yet).
+    from: usize,
+    found: Option<usize>,
+}
+
+impl Capitals {
+    pub(super) fn new() -> Self {
+        Capitals {
+            from: usize::MAX,
+            found: None,
+        }
+    }
+
+    /// `next_capital(text, at)`; `text` is the same on every call.
+    pub(super) fn at_or_after(&mut self, text: &str, at: usize) -> Option<usize> {
+        let known = self.from <= at && self.found.is_none_or(|c| c >= at);
+        if !known {
+            self.from = at;
+            self.found = next_capital(text, at);
+        }
+        self.found
+    }
 }
 
 /// The next upper-case letter at or after `from` that starts a word.
@@ -418,9 +450,14 @@ impl Reader<'_> {
     /// before it either way), and lower-case words that no capital or cue
     /// stands beside start, join and judge no run. `next_cue` is the first
     /// cue after this one.
-    fn rest_of_window_is_void(&self, from: usize, next_cue: Option<&Cue>) -> bool {
+    fn rest_of_window_is_void(
+        &self,
+        from: usize,
+        next_cue: Option<&Cue>,
+        capitals: &mut Capitals,
+    ) -> bool {
         let text = self.text;
-        let capital = next_capital(text, from);
+        let capital = capitals.at_or_after(text, from);
         // Where the whole window would end (`pos` of the loop in `words`).
         let mut at = from;
         let mut forced = CUED_WORDS - 1;
