@@ -52,6 +52,10 @@ impl NeverMask {
         NeverMask { words }
     }
 
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
     fn contains(&self, folded: &str) -> bool {
         !self.words.is_empty() && self.words.contains(folded)
     }

@@ -512,8 +512,73 @@ impl Reader<'_> {
         lower && head.len() > window_end
     }
 
-    /// What the lists say `name` is (`folded` is its folded form after).
+    /// What the lists say `name` is (`folded` is its folded form after,
+    /// unless [`Self::short_ascii_flags`] answered).
     fn flags_of(&self, name: &str, dot: bool, folded: &mut String) -> u16 {
+        if let Some(flags) = self.short_ascii_flags(name.as_bytes(), dot) {
+            return flags;
+        }
+        self.flags_of_folded(name, dot, folded)
+    }
+
+    /// [`Self::flags_of_folded`] for a word of one part, in ASCII, of up
+    /// to eight bytes (most words read), when no word is kept from names:
+    /// its folded form is its bytes in lower case, looked up as a
+    /// [`lexicon::short_key`] built here, with no string. `None`: the
+    /// word is not such.
+    fn short_ascii_flags(&self, name: &[u8], dot: bool) -> Option<u16> {
+        if name.is_empty() || name.len() > 8 || !self.never.is_empty() {
+            return None;
+        }
+        let mut block = [0u8; 8];
+        for (slot, &b) in block.iter_mut().zip(name) {
+            // Not ASCII, or a part's joiner: the general path.
+            if !b.is_ascii() || b == b'-' || b == b'\'' {
+                return None;
+            }
+            *slot = b.to_ascii_lowercase();
+        }
+        let key = u64::from_le_bytes(block);
+        let mut flags = self.lexicon.short_flags(key);
+        if dot && flags == 0 {
+            // (`folded` and a dot: a key of nine bytes is not short.)
+            let with_dot = name.len() < 8;
+            if !with_dot {
+                return None;
+            }
+            flags = self
+                .lexicon
+                .short_flags(key | u64::from(b'.') << (8 * name.len()));
+        }
+        if flags == 0 {
+            let folded = std::str::from_utf8(&block[..name.len()]).ok()?;
+            if surname_by_form(folded) {
+                flags = flag::SURNAME | flag::AMBIGUOUS;
+            }
+        }
+        Some(flags)
+    }
+
+    /// What [`Self::short_ascii_flags`] and [`Self::flags_of_folded`] say
+    /// `name` is (the tests compare them).
+    #[cfg(test)]
+    pub(super) fn flags_both_ways(name: &str, dot: bool, never: &NeverMask) -> (Option<u16>, u16) {
+        let reader = Reader {
+            text: name,
+            never,
+            lexicon: lexicon(),
+            words: Vec::new(),
+            prev_end: 0,
+        };
+        let mut folded = String::new();
+        (
+            reader.short_ascii_flags(name.as_bytes(), dot),
+            reader.flags_of_folded(name, dot, &mut folded),
+        )
+    }
+
+    /// What the lists say `name` is, by its folded form (into `folded`).
+    fn flags_of_folded(&self, name: &str, dot: bool, folded: &mut String) -> u16 {
         let lexicon = self.lexicon;
         fold_into(name, folded);
         if self.never.contains(folded) {
