@@ -3,7 +3,7 @@
 
 use super::cues::Cue;
 use super::lexicon::{self, flag, fold_into, lexicon};
-use super::swar::{load_block, may_hold_capital};
+use super::swar::{ascii_lowercase, load_block, may_hold_capital, zero_bytes};
 use super::{Case, Gap, NeverMask, Word};
 
 /// The longest particle, in bytes (`della`, `degli`, `dello`).
@@ -377,8 +377,8 @@ impl Reader<'_> {
         let raw = &text[start..end];
         // (An escaped quote after it, `\"Lindemann\"` in a tool call's
         // JSON string, ends the word as a quote does.)
-        let glued = text[..start].chars().next_back().is_some_and(glues)
-            || (text[end..].chars().next().is_some_and(glues) && !text[end..].starts_with("\\\""));
+        let glued = char_before(text, start).is_some_and(glues)
+            || (char_at(text, end).is_some_and(glues) && !text[end..].starts_with("\\\""));
         // A possessive `'s` is not part of the name.
         let name_end = raw
             .strip_suffix("'s")
@@ -417,7 +417,8 @@ impl Reader<'_> {
         let line_start = between.contains('\n') || start == 0;
         let under_comma = line_start && between.trim_end().ends_with(',');
         let amp_before = between.contains('&');
-        let conjunction = case == Case::Lower && CONJUNCTIONS.contains(&name);
+        let conjunction =
+            case == Case::Lower && name.len() <= CONJUNCTION_BYTES && CONJUNCTIONS.contains(&name);
         let word = Word {
             start,
             end: name_end,
@@ -530,15 +531,18 @@ impl Reader<'_> {
         if name.is_empty() || name.len() > 8 || !self.never.is_empty() {
             return None;
         }
-        let mut block = [0u8; 8];
-        for (slot, &b) in block.iter_mut().zip(name) {
-            // Not ASCII, or a part's joiner: the general path.
-            if !b.is_ascii() || b == b'-' || b == b'\'' {
-                return None;
-            }
-            *slot = b.to_ascii_lowercase();
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let raw = load_block(name, 0) & (u64::MAX >> (64 - 8 * name.len()));
+        // Not ASCII, or a part's joiner (or, rarely, a byte next to one):
+        // the general path.
+        let joiner =
+            zero_bytes(raw ^ ONES * u64::from(b'-')) | zero_bytes(raw ^ ONES * u64::from(b'\''));
+        if raw & HIGH != 0 || joiner != 0 {
+            return None;
         }
-        let key = u64::from_le_bytes(block);
+        let key = ascii_lowercase(raw);
+        let block = key.to_le_bytes();
         let mut flags = self.lexicon.short_flags(key);
         if dot && flags == 0 {
             // (`folded` and a dot: a key of nine bytes is not short.)
@@ -696,8 +700,37 @@ pub(super) fn surname_by_form(folded: &str) -> bool {
             .any(|&(ending, least)| folded.len() >= least && folded.ends_with(ending))
 }
 
+/// The char that ends at `at` (an ASCII byte read as is: most are).
+fn char_before(text: &str, at: usize) -> Option<char> {
+    match text.as_bytes()[..at].last() {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        _ => text[..at].chars().next_back(),
+    }
+}
+
+/// The char that starts at `at` (an ASCII byte read as is: most are).
+fn char_at(text: &str, at: usize) -> Option<char> {
+    match text.as_bytes().get(at) {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        _ => text[at..].chars().next(),
+    }
+}
+
 /// `and` in the six languages, between two names of a sign-off.
 pub(super) const CONJUNCTIONS: &[&str] = &["and", "y", "e", "i", "und", "et"];
+
+/// The longest of [`CONJUNCTIONS`]: a longer word is none, not compared.
+const CONJUNCTION_BYTES: usize = {
+    let mut longest = 0;
+    let mut i = 0;
+    while i < CONJUNCTIONS.len() {
+        if CONJUNCTIONS[i].len() > longest {
+            longest = CONJUNCTIONS[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
 
 /// A char that, beside a word, makes it part of a token (an identifier, a
 /// number, base64).
