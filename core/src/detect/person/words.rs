@@ -536,8 +536,8 @@ impl Reader<'_> {
         let raw = load_block(name, 0) & (u64::MAX >> (64 - 8 * name.len()));
         // Not ASCII, or a part's joiner (or, rarely, a byte next to one):
         // the general path.
-        let joiner =
-            zero_bytes(raw ^ ONES * u64::from(b'-')) | zero_bytes(raw ^ ONES * u64::from(b'\''));
+        let joiner = zero_bytes(raw ^ (ONES * u64::from(b'-')))
+            | zero_bytes(raw ^ (ONES * u64::from(b'\'')));
         if raw & HIGH != 0 || joiner != 0 {
             return None;
         }
