@@ -31,7 +31,7 @@ use cues::{cue_index, cue_matches, cued};
 use lexicon::flag;
 use rules::runs;
 use std::collections::HashSet;
-use words::{next_capital, read_words};
+use words::{read_words, Capitals};
 
 /// Words the operator never wants masked as a name (a company or product
 /// called like a person), folded.
@@ -51,6 +51,10 @@ impl NeverMask {
             }
         }
         NeverMask { words }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.words.is_empty()
     }
 
     fn contains(&self, folded: &str) -> bool {
@@ -153,7 +157,8 @@ pub(crate) fn warm_up() {
 pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
     // Most texts a request carries are keys, roles, ids and lower-case
     // prose: no capital and no cue, nothing to read.
-    let capital = next_capital(text, 0);
+    let mut capitals = Capitals::new();
+    let capital = capitals.at_or_after(text, 0);
     let may_cue = text.len() >= 3;
     if capital.is_none() && !may_cue {
         return;
@@ -164,7 +169,7 @@ pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
         words: Vec::with_capacity(16),
         folded: String::new(),
     };
-    find_with(text, capital.is_some(), never, &mut scratch, out);
+    find_with(text, &mut capitals, never, &mut scratch, out);
 }
 
 /// The buffers `find` fills for a text.
@@ -176,7 +181,7 @@ struct Scratch {
 
 fn find_with(
     text: &str,
-    capital: bool,
+    capitals: &mut Capitals,
     never: &NeverMask,
     scratch: &mut Scratch,
     out: &mut Vec<Finding>,
@@ -190,10 +195,10 @@ fn find_with(
     if text.len() >= 3 {
         cue_matches(text, cues);
     }
-    if !capital && cues.is_empty() {
+    if capitals.at_or_after(text, 0).is_none() && cues.is_empty() {
         return;
     }
-    read_words(text, cues, never, folded, words);
+    read_words(text, cues, capitals, never, folded, words);
     if words.is_empty() {
         return;
     }

@@ -123,7 +123,9 @@ type Words = HashMap<Box<str>, u16, BuildHasherDefault<WordHasher>>;
 
 /// The lists, folded and merged.
 pub(super) struct Lexicon {
+    /// The words of more than eight bytes (the others are in `short`).
     words: Words,
+    short: ShortWords,
     /// Phrases after which the next words are a name even in lower case
     /// (`my name is`, `me llamo`), each twice (in lower case, and folded),
     /// words split by one space, with whether the cue is weak (`i am`,
@@ -142,7 +144,17 @@ pub(super) struct Lexicon {
 impl Lexicon {
     /// What `folded` is (0: nothing known).
     pub(super) fn flags(&self, folded: &str) -> u16 {
-        self.words.get(folded).copied().unwrap_or(0)
+        match short_key(folded.as_bytes()) {
+            Some(key) => self.short.flags(key),
+            None => self.words.get(folded).copied().unwrap_or(0),
+        }
+    }
+
+    /// What the folded word of up to eight bytes whose [`short_key`] is
+    /// `key` is: the reader builds the key from the word's bytes as it
+    /// lower-cases them, with no string.
+    pub(super) fn short_flags(&self, key: u64) -> u16 {
+        self.short.flags(key)
     }
 
     /// Whether `words` (of `text`) spell a firm of the lists. Folds into
@@ -160,6 +172,73 @@ impl Lexicon {
         self.firms
             .binary_search_by(|f| (**f).cmp(phrase.as_str()))
             .is_ok()
+    }
+}
+
+/// A folded word of one to eight bytes as a little-endian `u64`, zeros
+/// after it (none when longer, empty, or ending in a zero byte, which
+/// would read as a shorter word: no listed word holds one).
+pub(super) fn short_key(folded: &[u8]) -> Option<u64> {
+    if folded.is_empty() || folded.len() > 8 || folded.last() == Some(&0) {
+        return None;
+    }
+    let mut block = [0u8; 8];
+    block[..folded.len()].copy_from_slice(folded);
+    Some(u64::from_le_bytes(block))
+}
+
+/// The folded words of up to eight bytes (nine in ten of the lists'
+/// words, and most words a text holds), by their [`short_key`], in an
+/// open-addressing table: a probe is a multiply and a compare of `u64`s,
+/// where the map hashes a string and compares bytes.
+struct ShortWords {
+    /// Per slot, a key (0: empty; no key is 0).
+    keys: Box<[u64]>,
+    flags: Box<[u16]>,
+    /// 64 minus the bits of the slot count.
+    shift: u32,
+}
+
+impl ShortWords {
+    fn new(words: impl ExactSizeIterator<Item = (u64, u16)>) -> Self {
+        // Half full at most: the probe runs of a missing word stay short.
+        let bits = (words.len() * 2)
+            .max(2)
+            .next_power_of_two()
+            .trailing_zeros();
+        let mut table = ShortWords {
+            keys: vec![0; 1 << bits].into_boxed_slice(),
+            flags: vec![0; 1 << bits].into_boxed_slice(),
+            shift: 64 - bits,
+        };
+        let mask = table.keys.len() - 1;
+        for (key, bits) in words {
+            let mut slot = table.slot(key);
+            while table.keys[slot] != 0 && table.keys[slot] != key {
+                slot = (slot + 1) & mask;
+            }
+            table.keys[slot] = key;
+            table.flags[slot] |= bits;
+        }
+        table
+    }
+
+    /// The first slot to probe (Fibonacci hashing of the key, its high
+    /// bytes folded in first: words differ most in their first bytes).
+    fn slot(&self, key: u64) -> usize {
+        ((key ^ key >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    fn flags(&self, key: u64) -> u16 {
+        let mask = self.keys.len() - 1;
+        let mut slot = self.slot(key);
+        loop {
+            match self.keys.get(slot) {
+                Some(&k) if k == key => return self.flags.get(slot).copied().unwrap_or(0),
+                Some(&0) | None => return 0,
+                Some(_) => slot = (slot + 1) & mask,
+            }
+        }
     }
 }
 
@@ -395,8 +474,18 @@ fn build_on(mut words: Words) -> Lexicon {
     cues.dedup_by(|a, b| a.0 == b.0);
     crate::sort::sort(&mut lower_cues);
     lower_cues.dedup();
+    let short = ShortWords::new(
+        words
+            .iter()
+            .filter_map(|(word, &bits)| Some((short_key(word.as_bytes())?, bits)))
+            .collect::<Vec<_>>()
+            .into_iter(),
+    );
+    words.retain(|word, _| short_key(word.as_bytes()).is_none());
+    words.shrink_to_fit();
     Lexicon {
         words,
+        short,
         cues,
         lower_cues,
         firms,
@@ -542,8 +631,54 @@ mod tests {
             .count();
         assert_eq!(differ, 0, "words whose flags differ");
         assert!(got.words == want.words);
+        // The short tables hold the same words with the same flags (their
+        // slots may differ with the maps' iteration order).
+        let held = |t: &ShortWords| t.keys.iter().filter(|k| **k != 0).count();
+        assert_eq!(held(&got.short), held(&want.short));
+        for (key, bits) in want.short.keys.iter().zip(want.short.flags.iter()) {
+            if *key != 0 {
+                assert_eq!(got.short.flags(*key), *bits, "a short word's flags");
+            }
+        }
         assert!(got.cues == want.cues);
         assert!(got.lower_cues == want.lower_cues);
+    }
+
+    proptest::proptest! {
+        /// The open-addressing table of short words answers as a map of
+        /// the same words does (merged bits, absent words 0), for the
+        /// words it holds and for others.
+        #[test]
+        fn short_words_answer_as_a_map(
+            words in proptest::collection::vec(("[a-z'-]{1,8}", 1u16..1024), 0..400),
+            others in proptest::collection::vec("[a-z'.-]{1,8}", 0..100),
+        ) {
+            let mut map: HashMap<String, u16> = HashMap::new();
+            for (word, bits) in &words {
+                *map.entry(word.clone()).or_default() |= bits;
+            }
+            let keyed: Vec<(u64, u16)> = words
+                .iter()
+                .filter_map(|(w, bits)| Some((short_key(w.as_bytes())?, *bits)))
+                .collect();
+            let table = ShortWords::new(keyed.into_iter());
+            for word in words.iter().map(|(w, _)| w).chain(&others) {
+                let key = short_key(word.as_bytes()).unwrap();
+                proptest::prop_assert_eq!(table.flags(key), map.get(word).copied().unwrap_or(0));
+            }
+        }
+    }
+
+    #[test]
+    fn short_keys_are_words_of_one_to_eight_bytes() {
+        assert_eq!(short_key(b""), None);
+        assert_eq!(short_key(b"ninebytes"), None);
+        assert_eq!(short_key(b"ab\0"), None);
+        assert_eq!(short_key(b"ab"), Some(0x6261));
+        assert_eq!(
+            short_key(b"eightbyt"),
+            Some(u64::from_le_bytes(*b"eightbyt"))
+        );
     }
 
     #[test]

@@ -35,3 +35,14 @@ pub(super) fn may_hold_capital(x: u64) -> bool {
     let capital = at_least_a & !above_z & HIGH;
     (capital | x) & HIGH != 0
 }
+
+/// The bytes of `x` in ASCII lower case (`A`–`Z` + 0x20), when all are
+/// ASCII: the same SWAR test as [`may_hold_capital`], its high bits
+/// shifted onto each capital's 0x20 bit.
+pub(super) fn ascii_lowercase(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let at_least_a = x.wrapping_add(ONES * u64::from(0x80 - b'A'));
+    let above_z = x.wrapping_add(ONES * u64::from(0x80 - b'Z' - 1));
+    x | (at_least_a & !above_z & HIGH) >> 2
+}

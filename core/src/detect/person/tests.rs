@@ -829,3 +829,104 @@ fn lower_case_names_after_kin_and_lower_case_titles() {
     assert_eq!(names("herr thomas antwortete"), ["thomas"]);
     assert!(names("mio cugino sta bene").is_empty());
 }
+
+/// Words for the short-word lookup: listed words of every kind in lower,
+/// title and upper case, unknown words, surname endings, words of eight
+/// and nine bytes, initials, abbreviations with a dot inside.
+fn short_lookup_word() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let listed = proptest::sample::select(vec![
+        "de",
+        "van",
+        "della",
+        "la",
+        "el",
+        "the",
+        "me",
+        "dr",
+        "sig",
+        "sig.ra",
+        "dott",
+        "mme",
+        "frau",
+        "herr",
+        "marco",
+        "rossi",
+        "anna",
+        "will",
+        "rosa",
+        "via",
+        "san",
+        "santa",
+        "hans",
+        "muller",
+        "please",
+        "review",
+        "contact",
+        "order",
+        "already",
+        "tell",
+        "and",
+        "y",
+        "und",
+        "et",
+        "dear",
+        "hola",
+        "max",
+        "paz",
+        "nachname",
+        "cognome",
+        "hund",
+        "popescu",
+        "petrovic",
+        "ivanova",
+        "ivanov",
+        "kowalski",
+        "smith",
+        "schmidt",
+        "johannes",
+        "giuseppe",
+        "mariarosa",
+        "st",
+        "ing",
+        "prof",
+    ]);
+    let cased = (listed, 0..3u8).prop_map(|(w, case)| match case {
+        0 => w.to_string(),
+        1 => {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        }
+        _ => w.to_uppercase(),
+    });
+    prop_oneof![
+        cased,
+        "[a-zA-Z]{1,10}",
+        "[a-z]{1,5}(ovic|escu|ova|ev|ski|oglu)",
+        "[A-Za-z]{1,4}\\.[a-z]{1,3}",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+    /// The reader's lookup of a short ASCII word without a string gives
+    /// what the lookup of its folded form gives, whenever it answers (and
+    /// it answers for every one-part ASCII word of up to seven bytes).
+    #[test]
+    fn short_ascii_lookup_matches_the_folded_lookup(
+        word in short_lookup_word(),
+        dot in proptest::bool::ANY,
+    ) {
+        let (short, folded) = Reader::flags_both_ways(&word, dot, &NeverMask::default());
+        if let Some(short) = short {
+            proptest::prop_assert_eq!(short, folded);
+        } else {
+            proptest::prop_assert!(word.len() >= 8);
+        }
+        // A word kept from names always takes the folded path.
+        let never = NeverMask::new(&["Acme".to_string()]);
+        proptest::prop_assert_eq!(Reader::flags_both_ways(&word, dot, &never).0, None);
+    }
+}

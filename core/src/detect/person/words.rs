@@ -4,7 +4,7 @@
 use super::cues::Cue;
 use super::fold::fold_into;
 use super::lexicon::{self, flag, lexicon};
-use super::swar::{load_block, may_hold_capital};
+use super::swar::{ascii_lowercase, load_block, may_hold_capital, zero_bytes};
 use super::{Case, Gap, NeverMask, Word};
 
 /// The longest particle, in bytes (`della`, `degli`, `dello`).
@@ -21,9 +21,11 @@ pub(super) const CUED_WORDS: usize = 4;
 /// not a particle.
 ///
 /// `words` is cleared first; its buffer is kept.
+/// `capitals` is a cursor over `text` (it may have been asked already).
 pub(super) fn read_words(
     text: &str,
     cues: &[Cue],
+    capitals: &mut Capitals,
     never: &NeverMask,
     folded: &mut String,
     words: &mut Vec<Word>,
@@ -42,7 +44,7 @@ pub(super) fn read_words(
         while next_cue < cues.len() && cues[next_cue].end < pos {
             next_cue += 1;
         }
-        let capital = next_capital(text, pos);
+        let capital = capitals.at_or_after(text, pos);
         let cue = cues.get(next_cue).map(|c| c.end);
         let (trigger, mut forced) = match (capital, cue) {
             (None, None) => break,
@@ -78,7 +80,7 @@ pub(super) fn read_words(
             if lower_cue
                 && forced == CUED_WORDS
                 && cannot_follow_lower_cue(&word)
-                && reader.rest_of_window_is_void(at, cues.get(next_cue))
+                && reader.rest_of_window_is_void(at, cues.get(next_cue), capitals)
             {
                 break;
             }
@@ -199,6 +201,36 @@ pub(super) fn words_reference(
         }
     }
     reader.words
+}
+
+/// [`next_capital`] with its last answer kept: the reader asks for the
+/// next capital after every window, and after a cue's first word, and the
+/// answer holds until the reader passes it (whether a byte is a capital
+/// that starts a word does not depend on where the scan began), so the
+/// text between two capitals is scanned once, not once per window.
+pub(super) struct Capitals {
+    /// The scan that found `found` began here (`usize::MAX`: no scan yet).
+    from: usize,
+    found: Option<usize>,
+}
+
+impl Capitals {
+    pub(super) fn new() -> Self {
+        Capitals {
+            from: usize::MAX,
+            found: None,
+        }
+    }
+
+    /// `next_capital(text, at)`; `text` is the same on every call.
+    pub(super) fn at_or_after(&mut self, text: &str, at: usize) -> Option<usize> {
+        let known = self.from <= at && self.found.is_none_or(|c| c >= at);
+        if !known {
+            self.from = at;
+            self.found = next_capital(text, at);
+        }
+        self.found
+    }
 }
 
 /// The next upper-case letter at or after `from` that starts a word.
@@ -346,8 +378,8 @@ impl Reader<'_> {
         let raw = &text[start..end];
         // (An escaped quote after it, `\"Lindemann\"` in a tool call's
         // JSON string, ends the word as a quote does.)
-        let glued = text[..start].chars().next_back().is_some_and(glues)
-            || (text[end..].chars().next().is_some_and(glues) && !text[end..].starts_with("\\\""));
+        let glued = char_before(text, start).is_some_and(glues)
+            || (char_at(text, end).is_some_and(glues) && !text[end..].starts_with("\\\""));
         // A possessive `'s` is not part of the name.
         let name_end = raw
             .strip_suffix("'s")
@@ -386,7 +418,8 @@ impl Reader<'_> {
         let line_start = between.contains('\n') || start == 0;
         let under_comma = line_start && between.trim_end().ends_with(',');
         let amp_before = between.contains('&');
-        let conjunction = case == Case::Lower && CONJUNCTIONS.contains(&name);
+        let conjunction =
+            case == Case::Lower && name.len() <= CONJUNCTION_BYTES && CONJUNCTIONS.contains(&name);
         let word = Word {
             start,
             end: name_end,
@@ -419,9 +452,14 @@ impl Reader<'_> {
     /// before it either way), and lower-case words that no capital or cue
     /// stands beside start, join and judge no run. `next_cue` is the first
     /// cue after this one.
-    fn rest_of_window_is_void(&self, from: usize, next_cue: Option<&Cue>) -> bool {
+    fn rest_of_window_is_void(
+        &self,
+        from: usize,
+        next_cue: Option<&Cue>,
+        capitals: &mut Capitals,
+    ) -> bool {
         let text = self.text;
-        let capital = next_capital(text, from);
+        let capital = capitals.at_or_after(text, from);
         // Where the whole window would end (`pos` of the loop in `words`).
         let mut at = from;
         let mut forced = CUED_WORDS - 1;
@@ -476,8 +514,76 @@ impl Reader<'_> {
         lower && head.len() > window_end
     }
 
-    /// What the lists say `name` is (`folded` is its folded form after).
+    /// What the lists say `name` is (`folded` is its folded form after,
+    /// unless [`Self::short_ascii_flags`] answered).
     fn flags_of(&self, name: &str, dot: bool, folded: &mut String) -> u16 {
+        if let Some(flags) = self.short_ascii_flags(name.as_bytes(), dot) {
+            return flags;
+        }
+        self.flags_of_folded(name, dot, folded)
+    }
+
+    /// [`Self::flags_of_folded`] for a word of one part, in ASCII, of up
+    /// to eight bytes (most words read), when no word is kept from names:
+    /// its folded form is its bytes in lower case, looked up as a
+    /// [`lexicon::short_key`] built here, with no string. `None`: the
+    /// word is not such.
+    fn short_ascii_flags(&self, name: &[u8], dot: bool) -> Option<u16> {
+        if name.is_empty() || name.len() > 8 || !self.never.is_empty() {
+            return None;
+        }
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let raw = load_block(name, 0) & (u64::MAX >> (64 - 8 * name.len()));
+        // Not ASCII, or a part's joiner (or, rarely, a byte next to one):
+        // the general path.
+        let joiner = zero_bytes(raw ^ (ONES * u64::from(b'-')))
+            | zero_bytes(raw ^ (ONES * u64::from(b'\'')));
+        if raw & HIGH != 0 || joiner != 0 {
+            return None;
+        }
+        let key = ascii_lowercase(raw);
+        let block = key.to_le_bytes();
+        let mut flags = self.lexicon.short_flags(key);
+        if dot && flags == 0 {
+            // (`folded` and a dot: a key of nine bytes is not short.)
+            let with_dot = name.len() < 8;
+            if !with_dot {
+                return None;
+            }
+            flags = self
+                .lexicon
+                .short_flags(key | u64::from(b'.') << (8 * name.len()));
+        }
+        if flags == 0 {
+            let folded = std::str::from_utf8(&block[..name.len()]).ok()?;
+            if surname_by_form(folded) {
+                flags = flag::SURNAME | flag::AMBIGUOUS;
+            }
+        }
+        Some(flags)
+    }
+
+    /// What [`Self::short_ascii_flags`] and [`Self::flags_of_folded`] say
+    /// `name` is (the tests compare them).
+    #[cfg(test)]
+    pub(super) fn flags_both_ways(name: &str, dot: bool, never: &NeverMask) -> (Option<u16>, u16) {
+        let reader = Reader {
+            text: name,
+            never,
+            lexicon: lexicon(),
+            words: Vec::new(),
+            prev_end: 0,
+        };
+        let mut folded = String::new();
+        (
+            reader.short_ascii_flags(name.as_bytes(), dot),
+            reader.flags_of_folded(name, dot, &mut folded),
+        )
+    }
+
+    /// What the lists say `name` is, by its folded form (into `folded`).
+    fn flags_of_folded(&self, name: &str, dot: bool, folded: &mut String) -> u16 {
         let lexicon = self.lexicon;
         fold_into(name, folded);
         if self.never.contains(folded) {
@@ -595,8 +701,37 @@ pub(super) fn surname_by_form(folded: &str) -> bool {
             .any(|&(ending, least)| folded.len() >= least && folded.ends_with(ending))
 }
 
+/// The char that ends at `at` (an ASCII byte read as is: most are).
+fn char_before(text: &str, at: usize) -> Option<char> {
+    match text.as_bytes()[..at].last() {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        _ => text[..at].chars().next_back(),
+    }
+}
+
+/// The char that starts at `at` (an ASCII byte read as is: most are).
+fn char_at(text: &str, at: usize) -> Option<char> {
+    match text.as_bytes().get(at) {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        _ => text[at..].chars().next(),
+    }
+}
+
 /// `and` in the six languages, between two names of a sign-off.
 pub(super) const CONJUNCTIONS: &[&str] = &["and", "y", "e", "i", "und", "et"];
+
+/// The longest of [`CONJUNCTIONS`]: a longer word is none, not compared.
+const CONJUNCTION_BYTES: usize = {
+    let mut longest = 0;
+    let mut i = 0;
+    while i < CONJUNCTIONS.len() {
+        if CONJUNCTIONS[i].len() > longest {
+            longest = CONJUNCTIONS[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
 
 /// A char that, beside a word, makes it part of a token (an identifier, a
 /// number, base64).
