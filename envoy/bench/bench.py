@@ -443,6 +443,71 @@ def add_stream_added(streaming):
                                              else mine - theirs)
 
 
+def smaps_parts(path):
+    """Resident KiB of an smaps dump by kind of mapping: V8's wasm memories
+    (each reserved with its guard region: 4 GiB or more of address space),
+    other anonymous mappings (the allocator's heap, V8's heaps, shared data),
+    and files (the binary, libraries)."""
+    wasm, anon, files, wasm_each = 0, 0, 0, []
+    size = rss = 0
+    name = ""
+
+    def flush():
+        nonlocal wasm, anon, files
+        if size >= 4 << 20:
+            wasm += rss
+            if rss:
+                wasm_each.append(rss)
+        elif name.startswith("/"):
+            files += rss
+        else:
+            anon += rss
+
+    started = False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            head = line.split()
+            if not head:
+                continue
+            if "-" in head[0] and not head[0].endswith(":"):
+                if started:
+                    flush()
+                started = True
+                name = head[5] if len(head) > 5 else ""
+                size = rss = 0
+            elif head[0] == "Size:":
+                size = int(head[1])
+            elif head[0] == "Rss:":
+                rss = int(head[1])
+    if started:
+        flush()
+    return {"wasm_kib": wasm, "wasm_each_kib": sorted(wasm_each, reverse=True), "anon_kib": anon, "file_kib": files}
+
+
+def cmd_memory(args):
+    """memory.jsonl as a table: RSS growth over the empty vault, per worker
+    over raw bytes, and where it lies (smaps dumps beside it)."""
+    memory = load_jsonl(os.path.join(args.results, "memory.jsonl"))
+    parts = {}
+    for m in memory:
+        path = os.path.join(args.results, f"smaps-{m['vault']}.txt")
+        if os.path.exists(path):
+            parts[m["vault"]] = smaps_parts(path)
+    empty = next((m for m in memory if m["vault"] == "empty"), None)
+    base = parts.get("empty", {})
+    for m in memory:
+        grown = None if empty is None else (m["rss_kib"] - empty["rss_kib"]) * 1024
+        ratio_ = None if not grown or not m.get("raw_bytes") else grown / args.workers / m["raw_bytes"]
+        p = parts.get(m["vault"], {})
+        delta = {k: p[k] - base[k] for k in ("wasm_kib", "anon_kib", "file_kib") if k in p and k in base}
+        row = {"vault": m["vault"], "entries": m.get("entries"), "raw_bytes": m.get("raw_bytes"),
+               "compact_bytes": m.get("snapshot_compact_bytes"), "rss_kib": m["rss_kib"],
+               "growth_kib": None if grown is None else grown // 1024,
+               "per_worker_over_raw": None if ratio_ is None else round(ratio_, 2),
+               "growth_by_part_kib": delta, "wasm_each_kib": p.get("wasm_each_kib")}
+        print(json.dumps(row))
+
+
 def cmd_report(args):
     d = args.results
     meta = load_json(os.path.join(d, "meta.json")) or {}
@@ -743,6 +808,9 @@ def main():
     s.add_argument("--settle", type=float, default=3.0)
     s.add_argument("--timeout", type=float, default=10.0)
     s.add_argument("--verify", type=int, default=4)
+    s = sub.add_parser("memory")
+    s.add_argument("--results", required=True)
+    s.add_argument("--workers", type=int, default=2)
     s = sub.add_parser("report")
     s.add_argument("--results", required=True)
     s.add_argument("--json", required=True)
