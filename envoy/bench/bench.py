@@ -445,43 +445,29 @@ def add_stream_added(streaming):
 
 def smaps_parts(path):
     """Resident KiB of an smaps dump by kind of mapping: V8's wasm memories
-    (each reserved with its guard region: 4 GiB or more of address space),
-    other anonymous mappings (the allocator's heap, V8's heaps, shared data),
-    and files (the binary, libraries)."""
-    wasm, anon, files, wasm_each = 0, 0, 0, []
-    size = rss = 0
-    name = ""
-
-    def flush():
-        nonlocal wasm, anon, files
-        if size >= 4 << 20:
-            wasm += rss
-            if rss:
-                wasm_each.append(rss)
-        elif name.startswith("/"):
-            files += rss
-        else:
-            anon += rss
-
-    started = False
+    (each an anonymous read-write mapping directly followed by its guard
+    region, an inaccessible reservation of about 8 GiB), files (the binary,
+    libraries), and the rest of the anonymous memory (the allocator's heap
+    with shared data and callout buffers, V8's own heaps)."""
+    maps = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             head = line.split()
-            if not head:
-                continue
-            if "-" in head[0] and not head[0].endswith(":"):
-                if started:
-                    flush()
-                started = True
-                name = head[5] if len(head) > 5 else ""
-                size = rss = 0
-            elif head[0] == "Size:":
-                size = int(head[1])
-            elif head[0] == "Rss:":
-                rss = int(head[1])
-    if started:
-        flush()
-    return {"wasm_kib": wasm, "wasm_each_kib": sorted(wasm_each, reverse=True), "anon_kib": anon, "file_kib": files}
+            if head and "-" in head[0] and not head[0].endswith(":"):
+                start, end = (int(x, 16) for x in head[0].split("-"))
+                maps.append({"start": start, "end": end, "perm": head[1],
+                             "name": head[5] if len(head) > 5 else "", "rss": 0})
+            elif head and head[0] == "Rss:" and maps:
+                maps[-1]["rss"] = int(head[1])
+    wasm_each = []
+    for here, after in zip(maps, maps[1:]):
+        if (here["perm"].startswith("rw") and not here["name"] and after["start"] == here["end"]
+                and after["perm"].startswith("---") and after["end"] - here["start"] >= 7 << 30):
+            wasm_each.append(here["rss"])
+    total = sum(m["rss"] for m in maps)
+    files = sum(m["rss"] for m in maps if m["name"].startswith("/"))
+    return {"wasm_kib": sum(wasm_each), "wasm_each_kib": sorted(wasm_each, reverse=True),
+            "anon_kib": total - files - sum(wasm_each), "file_kib": files}
 
 
 def cmd_memory(args):
