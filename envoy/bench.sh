@@ -31,6 +31,9 @@
 #   BENCH_SECONDS     3 (smoke 1)   seconds per wrk run
 #   BENCH_SKIP_ENGINE unset   1: skip the engine harness (native and V8)
 #   LATET_WASM_SIMD   1       0: build the filter and the V8 engine harness without simd128
+#   BENCH_ONLY        unset   memory: only Envoy's RSS over the empty, 10k and
+#                             100k vaults (a few minutes); prints memory.jsonl
+#                             and writes no report
 #   BENCH_HOLD        unset   1: stop after loading the first vault and keep
 #                             everything running until Ctrl-C (for profiling)
 #   BENCH_STATE_DIR   <target dir>/bench-state   database, logs, results
@@ -186,6 +189,8 @@ start_envoy() {
   fi
   sleep 1
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+  # Where the RSS lies, mapping by mapping (bench.py memory reads it).
+  cp "/proc/$pid/smaps" "$results/smaps-$vault.txt" 2>/dev/null || true
   python3 "$bench_dir/bench.py" snapshot --control "$control_url" --token "$state/gateway.token" |
     python3 -c 'import json,sys; d=json.load(sys.stdin); d.update(vault=sys.argv[1], rss_kib=int(sys.argv[2]), ready_ms=int(sys.argv[3]), load_ms=int(sys.argv[4])); print(json.dumps(d))' \
       "$vault" "$rss" $((t_ready - t_start)) $((t_load - t_start)) >>"$results/memory.jsonl"
@@ -232,6 +237,7 @@ for v in "${!vaults[@]}"; do
     --start "$preloaded" --end "$target" >>"$results/preload.jsonl"
   preloaded=$target
   start_envoy "$vault" memory
+  [[ "${BENCH_ONLY:-}" == memory ]] && continue
   start_envoy "$vault" all
   for port in "$port_latet" "$port_names_off"; do
     python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway.token" \
@@ -279,6 +285,13 @@ for v in "${!vaults[@]}"; do
     python3 -c 'import json,sys; print(json.dumps({"vault": sys.argv[1], "rss_kib_after_load": int(sys.stdin.read())}))' "$vault" \
       >>"$results/rss-after.jsonl"
 done
+
+if [[ "${BENCH_ONLY:-}" == memory ]]; then
+  latet_stop_all
+  python3 "$bench_dir/bench.py" memory --results "$results" --workers "$workers"
+  latet_log "done in $((SECONDS - t0)) s: $results/memory.jsonl"
+  exit 0
+fi
 
 # --- streaming: TTFB/TTLB, no filter, the floor (it buffers whole answers:
 # its first byte is its last), Latet

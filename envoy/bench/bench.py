@@ -443,6 +443,57 @@ def add_stream_added(streaming):
                                              else mine - theirs)
 
 
+def smaps_parts(path):
+    """Resident KiB of an smaps dump by kind of mapping: V8's wasm memories
+    (each an anonymous read-write mapping directly followed by its guard
+    region, an inaccessible reservation of about 8 GiB), files (the binary,
+    libraries), and the rest of the anonymous memory (the allocator's heap
+    with shared data and callout buffers, V8's own heaps)."""
+    maps = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            head = line.split()
+            if head and "-" in head[0] and not head[0].endswith(":"):
+                start, end = (int(x, 16) for x in head[0].split("-"))
+                maps.append({"start": start, "end": end, "perm": head[1],
+                             "name": head[5] if len(head) > 5 else "", "rss": 0})
+            elif head and head[0] == "Rss:" and maps:
+                maps[-1]["rss"] = int(head[1])
+    wasm_each = []
+    for here, after in zip(maps, maps[1:]):
+        if (here["perm"].startswith("rw") and not here["name"] and after["start"] == here["end"]
+                and after["perm"].startswith("---") and after["end"] - here["start"] >= 7 << 30):
+            wasm_each.append(here["rss"])
+    total = sum(m["rss"] for m in maps)
+    files = sum(m["rss"] for m in maps if m["name"].startswith("/"))
+    return {"wasm_kib": sum(wasm_each), "wasm_each_kib": sorted(wasm_each, reverse=True),
+            "anon_kib": total - files - sum(wasm_each), "file_kib": files}
+
+
+def cmd_memory(args):
+    """memory.jsonl as a table: RSS growth over the empty vault, per worker
+    over raw bytes, and where it lies (smaps dumps beside it)."""
+    memory = load_jsonl(os.path.join(args.results, "memory.jsonl"))
+    parts = {}
+    for m in memory:
+        path = os.path.join(args.results, f"smaps-{m['vault']}.txt")
+        if os.path.exists(path):
+            parts[m["vault"]] = smaps_parts(path)
+    empty = next((m for m in memory if m["vault"] == "empty"), None)
+    base = parts.get("empty", {})
+    for m in memory:
+        grown = None if empty is None else (m["rss_kib"] - empty["rss_kib"]) * 1024
+        ratio_ = None if not grown or not m.get("raw_bytes") else grown / args.workers / m["raw_bytes"]
+        p = parts.get(m["vault"], {})
+        delta = {k: p[k] - base[k] for k in ("wasm_kib", "anon_kib", "file_kib") if k in p and k in base}
+        row = {"vault": m["vault"], "entries": m.get("entries"), "raw_bytes": m.get("raw_bytes"),
+               "compact_bytes": m.get("snapshot_compact_bytes"), "rss_kib": m["rss_kib"],
+               "growth_kib": None if grown is None else grown // 1024,
+               "per_worker_over_raw": None if ratio_ is None else round(ratio_, 2),
+               "growth_by_part_kib": delta, "wasm_each_kib": p.get("wasm_each_kib")}
+        print(json.dumps(row))
+
+
 def cmd_report(args):
     d = args.results
     meta = load_json(os.path.join(d, "meta.json")) or {}
@@ -743,6 +794,9 @@ def main():
     s.add_argument("--settle", type=float, default=3.0)
     s.add_argument("--timeout", type=float, default=10.0)
     s.add_argument("--verify", type=int, default=4)
+    s = sub.add_parser("memory")
+    s.add_argument("--results", required=True)
+    s.add_argument("--workers", type=int, default=2)
     s = sub.add_parser("report")
     s.add_argument("--results", required=True)
     s.add_argument("--json", required=True)

@@ -1,6 +1,12 @@
 //! The HTTP filter's root context (`plugin_root_id` = `latet`), one per
 //! worker VM: its vault, its wake-up queue, and — when it holds the lease
 //! (no singleton, or the singleton is gone) — the poller.
+//!
+//! Envoy also starts the filter's root in a VM on its main thread, where no
+//! request ever runs; with the singleton sync service configured, that VM is
+//! the one the sync service runs in (same `vm_id`: one main-thread VM). A
+//! root in that VM *stands by*: it holds no vault (measured in Envoy 1.40,
+//! 100k entries: a third full index, ~13 MiB of that VM's linear memory).
 
 use crate::config::FilterConfig;
 use crate::host::{CalloutAnswer, Host, Level};
@@ -18,11 +24,21 @@ pub struct FilterRoot {
     worker: Rc<Worker>,
     queue: Option<u32>,
     poller: Poller,
+    /// Shares its VM with the sync service: no request runs here, so no
+    /// vault is held, nothing is caught up and no lease is taken.
+    standing_by: bool,
 }
 
 impl FilterRoot {
     /// Sets the worker up: vault, metrics, its numbered wake-up queue, tick.
-    pub fn start(host: &dyn Host, config: FilterConfig, vm_id: String) -> Result<Self, String> {
+    /// `standing_by`: the VM already holds the sync service (see
+    /// [`FilterRoot::stand_by`]); nothing published is taken.
+    pub fn start(
+        host: &dyn Host,
+        config: FilterConfig,
+        vm_id: String,
+        standing_by: bool,
+    ) -> Result<Self, String> {
         let detectors = Detectors::new(&config.detectors).map_err(|e| e.to_string())?;
         // The name lists are built now, not on this worker's first request.
         detectors.warm_up();
@@ -53,13 +69,45 @@ impl FilterRoot {
             host.log(Level::Error, "latet: tick period refused");
         }
         let worker = Rc::new(Worker::new(config, vault, metrics));
-        // Whatever is already published, take it now.
-        worker.catch_up(host);
-        Ok(FilterRoot {
+        let mut root = FilterRoot {
             worker,
             queue,
             poller,
-        })
+            standing_by: false,
+        };
+        if standing_by {
+            root.stand_by(host);
+        } else {
+            // Whatever is already published, take it now.
+            root.worker.catch_up(host);
+        }
+        Ok(root)
+    }
+
+    /// This root shares its VM with the sync service, which Envoy runs on
+    /// its main thread: no request is ever filtered here (HTTP filters run
+    /// on the workers, each in its own VM). From now on it holds no vault
+    /// (one held is dropped, zeroed), catches nothing up and never takes
+    /// the lease (the sync service holds it). Wasm memory never shrinks:
+    /// a vault never built here costs nothing, one dropped stays at its
+    /// peak but is not built again. A request that did reach it would be
+    /// refused (`latet_vault_not_ready`), never forwarded unmasked.
+    pub fn stand_by(&mut self, host: &dyn Host) {
+        if self.standing_by {
+            return;
+        }
+        self.standing_by = true;
+        self.worker.vault.borrow_mut().release();
+        host.log(
+            Level::Info,
+            "latet: this filter root shares its VM with the sync service (Envoy's main thread, \
+             where no request runs): it holds no vault",
+        );
+    }
+
+    /// True once [`FilterRoot::stand_by`] ran.
+    pub fn is_standing_by(&self) -> bool {
+        self.standing_by
     }
 
     /// The worker state its HTTP contexts share.
@@ -74,6 +122,9 @@ impl FilterRoot {
 
     /// Tick: apply what was published, hold or take the lease, poll if held.
     pub fn on_tick(&mut self, host: &dyn Host) {
+        if self.standing_by {
+            return;
+        }
         self.worker.catch_up(host);
         self.worker.record_feed_age(host);
         if lease::hold(host, self.poller.holder(), self.worker.config.lease_ms) {
@@ -87,7 +138,9 @@ impl FilterRoot {
             return;
         }
         while let Ok(Some(_)) = host.queue_dequeue(queue) {}
-        self.worker.catch_up(host);
+        if !self.standing_by {
+            self.worker.catch_up(host);
+        }
     }
 
     /// A callout answered to the root (the poller's).
@@ -96,3 +149,7 @@ impl FilterRoot {
             .on_answer(host, &self.worker.metrics, token, answer);
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;

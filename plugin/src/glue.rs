@@ -9,6 +9,7 @@ use crate::sync_root::SyncRoot;
 use crate::wasm_host::WasmHost;
 use proxy_wasm::traits::{Context, HttpContext, RootContext};
 use proxy_wasm::types::{Action, ContextType, LogLevel};
+use std::cell::Cell;
 
 /// The root id of the HTTP filter.
 pub const FILTER_ROOT_ID: &str = "latet";
@@ -16,6 +17,17 @@ pub const FILTER_ROOT_ID: &str = "latet";
 pub const SYNC_ROOT_ID: &str = "latet-sync";
 /// The vm_id used when the host does not tell (`plugin_vm_id`).
 const FALLBACK_VM_ID: &str = "latet";
+
+thread_local! {
+    /// A sync root was configured in this VM: it is Envoy's main-thread VM,
+    /// and the filter roots in it stand by (`FilterRoot::stand_by`). A VM
+    /// is single-threaded; this is the one fact its roots share.
+    static SYNC_IN_THIS_VM: Cell<bool> = const { Cell::new(false) };
+}
+
+fn sync_in_this_vm() -> bool {
+    SYNC_IN_THIS_VM.with(Cell::get)
+}
 
 /// Registers the root context factory and the panic hook.
 pub fn install() {
@@ -100,7 +112,7 @@ impl RootContext for LatetRoot {
             }
         };
         self.role = match root_id.as_str() {
-            FILTER_ROOT_ID => match FilterRoot::start(&host, config, vm_id) {
+            FILTER_ROOT_ID => match FilterRoot::start(&host, config, vm_id, sync_in_this_vm()) {
                 Ok(root) => Role::Filter(root),
                 Err(err) => {
                     host.log(
@@ -110,7 +122,10 @@ impl RootContext for LatetRoot {
                     return false;
                 }
             },
-            SYNC_ROOT_ID => Role::Sync(SyncRoot::start(&host, config, vm_id)),
+            SYNC_ROOT_ID => {
+                SYNC_IN_THIS_VM.with(|here| here.set(true));
+                Role::Sync(SyncRoot::start(&host, config, vm_id))
+            }
             _ => {
                 host.log(
                     Level::Error,
@@ -128,7 +143,13 @@ impl RootContext for LatetRoot {
     fn on_tick(&mut self) {
         let host = WasmHost;
         match &mut self.role {
-            Role::Filter(root) => root.on_tick(&host),
+            Role::Filter(root) => {
+                // A filter root configured before the sync root of its VM.
+                if sync_in_this_vm() {
+                    root.stand_by(&host);
+                }
+                root.on_tick(&host)
+            }
             Role::Sync(root) => root.on_tick(&host),
             Role::Unconfigured => {}
         }
@@ -136,6 +157,9 @@ impl RootContext for LatetRoot {
 
     fn on_queue_ready(&mut self, queue_id: u32) {
         if let Role::Filter(root) = &mut self.role {
+            if sync_in_this_vm() {
+                root.stand_by(&WasmHost);
+            }
             root.on_queue_ready(&WasmHost, queue_id);
         }
     }

@@ -181,6 +181,7 @@ impl EntryStore {
         }
         kinds.extend_from_slice(compact.kinds());
         slots.reserve_exact(compact.entry_count());
+        *by_id = IdSlots::with_capacity(compact.entry_count());
         let bytes: &[u8] = base;
         for (position, entry) in compact.entries().enumerate() {
             let e = entry?;

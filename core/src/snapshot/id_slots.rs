@@ -37,6 +37,17 @@ fn hash(id: &EntryId) -> u64 {
 }
 
 impl IdSlots {
+    /// An empty table sized for `entries` ids: a store built from a
+    /// snapshot fills it without a rebuild (each rebuild by doubling frees
+    /// the smaller table, which wasm memory keeps as its peak).
+    pub(crate) fn with_capacity(entries: usize) -> Self {
+        IdSlots {
+            buckets: vec![EMPTY; buckets_for(entries)],
+            live: 0,
+            tombstones: 0,
+        }
+    }
+
     /// The slot holding `id`; `id_at` tells which id a slot holds.
     pub(crate) fn get(
         &self,
@@ -115,10 +126,7 @@ impl IdSlots {
     /// Re-hashes the live slots into a table sized for `want` entries,
     /// dropping tombstones.
     fn rebuild(&mut self, want: usize, id_at: &impl Fn(Slot) -> Option<EntryId>) {
-        let mut size = 16usize;
-        while want * LOAD_DEN > size * LOAD_NUM {
-            size *= 2;
-        }
+        let size = buckets_for(want);
         let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
         let mask = size - 1;
         for slot in old.into_iter().filter(|s| *s != EMPTY && *s != TOMBSTONE) {
@@ -136,6 +144,16 @@ impl IdSlots {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.buckets.capacity() * std::mem::size_of::<u32>()
     }
+}
+
+/// The table size (a power of two, at least 16) that holds `want` ids
+/// within the load factor.
+fn buckets_for(want: usize) -> usize {
+    let mut size = 16usize;
+    while want * LOAD_DEN > size * LOAD_NUM {
+        size *= 2;
+    }
+    size
 }
 
 #[cfg(test)]
@@ -202,6 +220,32 @@ mod tests {
             assert_eq!(store.get(*slot).map(|e| e.id), Some(*id));
         }
         assert_eq!(store.len(), model.len());
+    }
+
+    #[test]
+    fn a_table_sized_up_front_takes_its_ids_without_a_rebuild() {
+        for entries in [0usize, 1, 14, 15, 100, 10_000] {
+            let mut table = super::IdSlots::with_capacity(entries);
+            let size = table.buckets.len();
+            let ids: Vec<EntryId> = (0..entries as u32).map(id_of_distinct).collect();
+            for (slot, id) in ids.iter().enumerate() {
+                table.insert(id, slot as u32, |s| ids.get(s as usize).copied());
+            }
+            assert_eq!(table.buckets.len(), size, "{entries} entries");
+            for (slot, id) in ids.iter().enumerate() {
+                assert_eq!(
+                    table.get(id, |s| ids.get(s as usize).copied()),
+                    Some(slot as u32)
+                );
+            }
+        }
+    }
+
+    fn id_of_distinct(n: u32) -> EntryId {
+        let mut b = [0u8; 16];
+        b[..4].copy_from_slice(&n.to_le_bytes());
+        b[12..].copy_from_slice(&n.rotate_left(7).to_le_bytes());
+        EntryId(b)
     }
 
     #[test]

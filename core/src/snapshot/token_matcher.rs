@@ -74,83 +74,74 @@ impl BitFilter {
     }
 }
 
-/// Items filed under 64-bit hashes, sorted for binary search.
-struct Sorted<T> {
-    hashes: Vec<u64>,
-    items: Vec<T>,
-}
+/// Key lengths filed under the top 48 bits of their lead's hash, as
+/// sorted, deduplicated `hash48 << 16 | length` words: 8 bytes a distinct
+/// (lead, length). Keys shorter than `ANCHOR` are filed under their first
+/// token's hash, longer ones under their anchor's: the length tells which,
+/// so one list holds both and a run splits at `ANCHOR`. Built in one
+/// buffer of one word a key, sorted and deduplicated in place (a buffer
+/// grown by doubling, or a second copy for the lookup form, stayed in the
+/// worker VM's memory: wasm memory keeps its peak). A run may hold lengths
+/// of other leads sharing those bits; each is only a candidate, checked by
+/// whole hash and bytes.
+#[derive(Default)]
+struct LensByLead(Vec<u64>);
 
-impl<T: Copy + Ord> Sorted<T> {
-    fn build(mut pairs: Vec<(u64, T)>, dedup: bool) -> Self {
-        pairs.sort_unstable();
-        if dedup {
-            pairs.dedup();
-        }
-        Sorted {
-            hashes: pairs.iter().map(|p| p.0).collect(),
-            items: pairs.iter().map(|p| p.1).collect(),
+impl LensByLead {
+    fn word(hash: u64, len: u16) -> u64 {
+        (hash & !0xffff) | u64::from(len)
+    }
+
+    /// Sorts and deduplicates words gathered with [`Self::word`], in place.
+    fn build(mut words: Vec<u64>) -> Self {
+        sort_words(&mut words);
+        words.dedup();
+        words.shrink_to_fit();
+        LensByLead(words)
+    }
+
+    /// Files a length (once).
+    fn insert(&mut self, hash: u64, len: u16) {
+        let word = Self::word(hash, len);
+        if let Err(at) = self.0.binary_search(&word) {
+            self.0.insert(at, word);
         }
     }
 
-    fn position(&self, hash: u64, item: T) -> Result<usize, usize> {
-        let from = self.hashes.partition_point(|h| *h < hash);
-        let run = self.get_from(from, hash);
-        match run.binary_search(&item) {
-            Ok(i) => Ok(from + i),
-            Err(i) => Err(from + i),
-        }
-    }
-
-    /// Files `item` under `hash` (once).
-    fn insert(&mut self, hash: u64, item: T) {
-        if let Err(at) = self.position(hash, item) {
-            self.hashes.insert(at, hash);
-            self.items.insert(at, item);
-        }
-    }
-
-    fn get_from(&self, from: usize, hash: u64) -> &[T] {
-        let to = from + self.hashes[from..].partition_point(|h| *h == hash);
-        &self.items[from..to]
-    }
-
-    /// The items filed under `hash`, in ascending order.
+    /// The words filed under `hash`'s top 48 bits, lengths ascending.
     #[inline]
-    fn get(&self, hash: u64) -> &[T] {
-        let from = self.hashes.partition_point(|h| *h < hash);
-        self.get_from(from, hash)
+    fn run(&self, hash: u64) -> &[u64] {
+        let from = self.0.partition_point(|w| *w < Self::word(hash, 0));
+        let run = &self.0[from..];
+        let to = run.partition_point(|w| (w ^ hash) >> 16 == 0);
+        &run[..to]
+    }
+
+    /// Lengths of keys shorter than `ANCHOR` whose first token hashes to
+    /// `hash`, ascending.
+    #[inline]
+    fn short(&self, hash: u64) -> &[u64] {
+        let run = self.run(hash);
+        &run[..run.partition_point(|w| len_of(*w) < ANCHOR)]
+    }
+
+    /// Lengths of keys of at least `ANCHOR` bytes whose anchor hashes to
+    /// `hash`, ascending.
+    #[inline]
+    fn long(&self, hash: u64) -> &[u64] {
+        let run = self.run(hash);
+        &run[run.partition_point(|w| len_of(*w) < ANCHOR)..]
     }
 
     fn heap_bytes(&self) -> usize {
-        self.hashes.capacity() * 8 + self.items.capacity() * std::mem::size_of::<T>()
+        self.0.capacity() * 8
     }
 }
 
-/// Pairs gathered for a [`Sorted`] that is deduplicated: sorted and
-/// deduplicated in place whenever the buffer fills, so it holds about
-/// twice the distinct pairs (a lead's lengths repeat across thousands of
-/// keys) and never one pair per key.
-struct DedupBuffer<T>(Vec<(u64, T)>);
-
-impl<T: Copy + Ord> DedupBuffer<T> {
-    fn new() -> Self {
-        DedupBuffer(Vec::with_capacity(1024))
-    }
-
-    fn push(&mut self, pair: (u64, T)) {
-        if self.0.len() == self.0.capacity() {
-            self.0.sort_unstable();
-            self.0.dedup();
-            if self.0.len() * 2 > self.0.capacity() {
-                self.0.reserve(self.0.capacity());
-            }
-        }
-        self.0.push(pair);
-    }
-
-    fn into_sorted(self) -> Sorted<T> {
-        Sorted::build(self.0, true)
-    }
+/// The length in a [`LensByLead`] word.
+#[inline]
+fn len_of(word: u64) -> usize {
+    (word & 0xffff) as usize
 }
 
 /// Slots filed under the top 32 bits of their key's hash, as sorted
@@ -291,9 +282,9 @@ fn heapsort(v: &mut [u64]) {
 struct KeyHashes {
     /// The first token's hash (every key: stream hold-back).
     token: u64,
-    /// The lead: anchor hash for long keys, the token's for short ones.
+    /// The lead: anchor hash for long keys, the token's for short ones
+    /// (the key's length tells which).
     lead: u64,
-    long: bool,
     /// The whole key's hash.
     whole: u64,
 }
@@ -315,18 +306,16 @@ fn hashes_of(key: &str) -> Option<KeyHashes> {
         } else {
             token
         },
-        long,
         whole: token_hash(bytes),
     })
 }
 
 /// Keys by lead (their distinct lengths) and by whole hash (their slots).
 pub(crate) struct TokenMatcher {
-    /// First-token hash → lengths of keys shorter than `ANCHOR`.
-    short_lens: Sorted<u16>,
-    /// Anchor hash → lengths of keys of at least `ANCHOR` bytes.
-    long_lens: Sorted<u16>,
-    /// In front of both length lists.
+    /// First-token hash → lengths of keys shorter than `ANCHOR`; anchor
+    /// hash → lengths of keys of at least `ANCHOR` bytes.
+    lens: LensByLead,
+    /// In front of the length list.
     lead_filter: BitFilter,
     /// Whole-key hash → slots.
     whole: SlotsByHash,
@@ -394,8 +383,7 @@ impl TokenMatcher {
         count: usize,
         holds_back: bool,
     ) -> Self {
-        let mut short = DedupBuffer::new();
-        let mut long = DedupBuffer::new();
+        let mut lens = Vec::with_capacity(count);
         let mut whole = Vec::with_capacity(count);
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
@@ -403,8 +391,7 @@ impl TokenMatcher {
         let mut token_filter = holds_back.then(|| BitFilter::for_keys(count));
         for (key, slot) in keys {
             let Some(h) = hashes_of(key) else { continue };
-            let lens = if h.long { &mut long } else { &mut short };
-            lens.push((h.lead, key.len() as u16));
+            lens.push(LensByLead::word(h.lead, key.len() as u16));
             lead_filter.set(h.lead);
             whole.push(SlotsByHash::word(h.whole, slot));
             if let Some(filter) = &mut token_filter {
@@ -414,8 +401,7 @@ impl TokenMatcher {
             max_key_len = max_key_len.max(key.len());
         }
         TokenMatcher {
-            short_lens: short.into_sorted(),
-            long_lens: long.into_sorted(),
+            lens: LensByLead::build(lens),
             lead_filter,
             whole: SlotsByHash::build(whole),
             tokens: token_filter,
@@ -430,12 +416,7 @@ impl TokenMatcher {
 
     pub(crate) fn insert(&mut self, key: &str, slot: Slot) {
         let Some(h) = hashes_of(key) else { return };
-        let lens = if h.long {
-            &mut self.long_lens
-        } else {
-            &mut self.short_lens
-        };
-        lens.insert(h.lead, key.len() as u16);
+        self.lens.insert(h.lead, key.len() as u16);
         self.lead_filter.set(h.lead);
         self.whole.insert(h.whole, slot);
         if let Some(filter) = &mut self.tokens {
@@ -468,10 +449,7 @@ impl TokenMatcher {
             ],
         };
         [
-            (
-                lens,
-                self.short_lens.heap_bytes() + self.long_lens.heap_bytes(),
-            ),
+            (lens, self.lens.heap_bytes()),
             (whole, self.whole.heap_bytes()),
             (
                 filters,
@@ -496,7 +474,7 @@ impl TokenMatcher {
         let long = if start + ANCHOR <= bytes.len() {
             let anchor = token_hash(&bytes[start..start + ANCHOR]);
             if self.lead_filter.may_contain(anchor) {
-                self.long_lens.get(anchor)
+                self.lens.long(anchor)
             } else {
                 &[]
             }
@@ -505,13 +483,13 @@ impl TokenMatcher {
         };
         let token = token_hash(&bytes[start..token_end]);
         let short = if self.lead_filter.may_contain(token) {
-            self.short_lens.get(token)
+            self.lens.short(token)
         } else {
             &[]
         };
         // Long keys are longer than short ones; each list ascends.
-        for &len in long.iter().rev().chain(short.iter().rev()) {
-            let end = start + len as usize;
+        for &word in long.iter().rev().chain(short.iter().rev()) {
+            let end = start + len_of(word);
             if end > bytes.len() || !text.is_char_boundary(end) {
                 continue;
             }
@@ -644,8 +622,8 @@ impl TokenMatcher {
             if !self.lead_filter.may_contain(anchor) {
                 return;
             }
-            for &len in self.long_lens.get(anchor) {
-                let len = len as usize;
+            for &word in self.lens.long(anchor) {
+                let len = len_of(word);
                 if len > tail.len() {
                     held = start; // a key of this anchor could still grow here
                     return;

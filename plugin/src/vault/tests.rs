@@ -175,3 +175,38 @@ fn stale_entries_from_a_callout_are_refused() {
         Err(CoreError::StaleGeneration { .. })
     ));
 }
+
+#[test]
+fn a_reload_to_a_published_snapshot_drops_the_old_index_before_reading_it() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[]);
+    let mut v = vault();
+    v.catch_up(&host);
+    assert!(v.index().by_value("Mario Rossi").is_some());
+    // The state names a snapshot at 10 (a gap for this worker at 1), but
+    // the shared copy is gone: the old index was dropped before the read.
+    publish_events(&host, 10, &[added(11, vec![])]);
+    host.put_shared(SNAPSHOT_KEY, b"");
+    let done = v.catch_up(&host);
+    assert!(!done.current && !done.snapshot_loaded, "{done:?}");
+    assert!(!v.is_ready());
+    assert!(v.index().by_value("Mario Rossi").is_none());
+}
+
+#[test]
+fn a_state_naming_an_older_snapshot_keeps_the_index_when_the_copy_is_unreadable() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[added(2, vec![giulia()])]);
+    let mut v = vault();
+    v.catch_up(&host);
+    assert_eq!(v.index().seq(), 2);
+    // State at snapshot 1 with event 3 missing (a gap), the copy damaged:
+    // the state does not promise a snapshot past this vault, so the index
+    // stays until a copy is read.
+    host.put_shared(SNAPSHOT_KEY, b"damaged");
+    publish_events(&host, 1, &[added(4, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(!done.current && !done.snapshot_loaded, "{done:?}");
+    assert!(v.is_ready());
+    assert!(v.index().by_value("Mario Rossi").is_some());
+}
