@@ -27,7 +27,7 @@ use std::fs;
 use std::path::Path;
 
 /// The directories under `data/person/` the lexicon reads: six languages,
-/// and `world/` (given names and surnames only).
+/// and `world/` (given names, surnames and firms).
 const LANGUAGES: [&str; 7] = ["en", "es", "it", "de", "fr", "pt", "world"];
 
 /// The lists packed, merged across languages (`lexicon::WORD_LISTS` reads

@@ -554,7 +554,8 @@ mod tests {
     }
 
     /// The directories `build.rs` reads, the six languages' and `world/`
-    /// (given names and surnames only).
+    /// (its single-word lists: given names and surnames only). Restated
+    /// here, not shared with `build.rs`: the test checks what it wrote.
     const DIRS: [&str; 7] = ["en", "es", "it", "de", "fr", "pt", "world"];
 
     /// The single-word lists, by file name, in [`WORD_LISTS`]' order.
