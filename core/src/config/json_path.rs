@@ -36,8 +36,8 @@ pub(super) fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
 }
 
 /// The path of the field open at `offset` of `bytes` (JSON as far as it
-/// goes; the walk stops at the offset, so text after an error is never
-/// read).
+/// goes; the walk stops at the offset, past it only to the end of a
+/// string that crosses it).
 pub(super) fn path_at(bytes: &[u8], offset: usize) -> String {
     let mut stack: Vec<Frame> = Vec::new();
     let mut at = 0;
@@ -73,11 +73,15 @@ pub(super) fn path_at(bytes: &[u8], offset: usize) -> String {
                 let close = string_end(bytes, at);
                 if let Some(Frame::Object {
                     key,
-                    want_key: true,
+                    want_key: want_key @ true,
                 }) = stack.last_mut()
                 {
                     let inner = &bytes[at + 1..close.saturating_sub(1).max(at + 1)];
                     *key = Some(String::from_utf8_lossy(inner).into_owned());
+                    // The next string is this key's value even when the
+                    // colon is missing: never a key to name (it may be
+                    // the token).
+                    *want_key = false;
                 } else {
                     element_starts(&mut stack);
                 }

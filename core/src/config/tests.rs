@@ -249,6 +249,20 @@ fn errors_never_quote_the_token_or_a_dictionary_entry() {
     assert!(!format!("{config:?}").contains("secret-token-value"));
 }
 
+/// A missing colon: the string after a key is its value, never a field
+/// name to print (found by review: the path walker named it).
+#[test]
+fn a_missing_colon_never_names_the_token_or_an_entry() {
+    let cases = [
+        r#"{"controlCluster": "ctl", "gatewayToken" "sk-live-SECRET123"}"#,
+        r#"{"controlCluster": "ctl", "gatewayToken": "tok", "detectors": {"rules": [{"kind": "name", "dictionary" "SECRET Rossi"}]}}"#,
+    ];
+    for json in cases {
+        let err = parse(json).unwrap_err();
+        assert!(!err.to_string().contains("SECRET"), "{err}");
+    }
+}
+
 #[test]
 fn restore_is_scoped_to_the_request_and_kept_out_of_urls_by_default() {
     use crate::config::RestoreScopeMode;

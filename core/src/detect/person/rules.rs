@@ -483,8 +483,11 @@ pub(super) fn judge_part(
             return;
         }
     }
-    let accept =
-        accept && !company_beside(words, from, to, titled, greeted) && !firm(text, words, from);
+    // A title or a greeting says a person (`Dear Mr. Roland Berger`), and
+    // a name word beyond the firm's (`Johnnie Walker Smith`) says a name.
+    let accept = accept
+        && !company_beside(words, from, to, titled, greeted)
+        && (titled || greeted || !firm(text, words, from, to));
     if !accept {
         return;
     }
@@ -744,10 +747,11 @@ pub(super) fn initial_of_surname(words: &[Word], k: usize, to: usize) -> bool {
 
 /// `Morgan Stanley`, `Goldman Sachs`, `Ernst & Young`: words of a firm the
 /// lists name (`world/firms.txt`, in the lexicon as [`flag::FIRM`]) that
-/// stand together from the run's first word (`Louis Vuitton Malletier`),
-/// or across an `&` beside it, name the firm. Only words all flagged so
-/// are put together and looked up (rare: no cost for most runs).
-pub(super) fn firm(text: &str, words: &[Word], from: usize) -> bool {
+/// stand together from the run's first word, or across an `&` beside it,
+/// and reach the run's end (`to`), name the firm (`Louis Vuitton
+/// Malletier` is a name: a word past the firm's may be a surname). Only words all flagged so are put together and looked up (rare:
+/// no cost for most runs).
+pub(super) fn firm(text: &str, words: &[Word], from: usize, to: usize) -> bool {
     if !words[from].is(flag::FIRM) {
         return false;
     }
@@ -760,7 +764,7 @@ pub(super) fn firm(text: &str, words: &[Word], from: usize) -> bool {
     while b < words.len() && joined(b) && words[b].is(flag::FIRM) {
         b += 1;
     }
-    b - a >= 2 && super::lexicon::lexicon().is_firm(text, &words[a..b])
+    b - a >= 2 && b >= to && super::lexicon::lexicon().is_firm(text, &words[a..b])
 }
 
 /// Keys of tool calls' JSON and form fields whose value is a place, a
