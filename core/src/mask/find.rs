@@ -19,8 +19,6 @@ pub(crate) struct Scratch {
     surrogates: Vec<VaultMatch>,
     /// Retired surrogates written in the text (same condition).
     retired: Vec<(usize, usize)>,
-    /// Where those are looked for: around the spans that may lie inside one.
-    windows: Vec<(usize, usize)>,
     pub(crate) findings: Vec<Finding>,
 }
 
@@ -46,7 +44,7 @@ impl Scratch {
     /// (those lose to the value anyway), and only vault values that may
     /// continue a longer token ([`may_be_part_of_a_longer_token`]), so the
     /// surrogate scans run only for texts with a new value or such a value
-    /// in them, and only over the bytes around those ([`windows_around`]).
+    /// in them.
     fn drop_findings_inside_surrogates(&mut self, index: &SnapshotIndex, text: &str) {
         let vault = &self.vault;
         let new = |f: &Finding| {
@@ -56,41 +54,13 @@ impl Scratch {
             let is_name = || index.entry(m.slot).is_some_and(|e| *e.kind == Kind::Name);
             may_be_part_of_a_longer_token(text, m.start, m.end, is_name)
         };
-        let spans = || {
-            let findings = self.findings.iter().filter(|f| new(f));
-            let findings = findings.map(|f| (f.start, f.end));
-            findings.chain(
-                vault
-                    .iter()
-                    .filter(|m| maybe_a_part(m))
-                    .map(|m| (m.start, m.end)),
-            )
-        };
-        if spans().next().is_none() {
+        if !self.findings.iter().any(new) && !vault.iter().any(maybe_a_part) {
             return;
         }
-        // A surrogate that holds a span lies within its longest length of
-        // it: only those bytes are walked (a text is often much longer).
         self.surrogates.clear();
-        windows_around(text, spans(), index.max_surrogate_len(), &mut self.windows);
-        for &(from, to) in &self.windows {
-            let first = self.surrogates.len();
-            index.find_surrogates(&text[from..to], &mut self.surrogates);
-            for found in &mut self.surrogates[first..] {
-                (found.start, found.end) = (found.start + from, found.end + from);
-            }
-        }
+        index.find_surrogates(text, &mut self.surrogates);
         self.retired.clear();
-        if index.retired_len() > 0 {
-            windows_around(text, spans(), index.max_retired_len(), &mut self.windows);
-            for &(from, to) in &self.windows {
-                let first = self.retired.len();
-                index.find_retired(&text[from..to], &mut self.retired);
-                for found in &mut self.retired[first..] {
-                    *found = (found.0 + from, found.1 + from);
-                }
-            }
-        }
+        index.find_retired(text, &mut self.retired);
         if self.surrogates.is_empty() && self.retired.is_empty() {
             return;
         }
@@ -108,45 +78,6 @@ impl Scratch {
             .retain(|f| f.slot.is_some() || !in_a_surrogate((f.start, f.end)));
         self.vault.retain(|m| !in_a_surrogate((m.start, m.end)));
     }
-}
-
-/// The parts of `text` to walk for surrogates of at most `longest` bytes
-/// that may hold one of `spans`: from `longest` bytes before each span's
-/// end to `longest` after its start, widened to ASCII whitespace (or the
-/// text's ends) so that a walk of the part sees the tokens a walk of the
-/// whole text sees, merged where they meet; in text order.
-pub(super) fn windows_around(
-    text: &str,
-    spans: impl Iterator<Item = (usize, usize)>,
-    longest: usize,
-    out: &mut Vec<(usize, usize)>,
-) {
-    out.clear();
-    let bytes = text.as_bytes();
-    for (start, end) in spans {
-        let mut from = end.saturating_sub(longest).min(start);
-        while from > 0 && !bytes[from - 1].is_ascii_whitespace() {
-            from -= 1;
-        }
-        let mut to = start.saturating_add(longest).clamp(end, bytes.len());
-        while to < bytes.len() && !bytes[to].is_ascii_whitespace() {
-            to += 1;
-        }
-        out.push((from, to));
-    }
-    crate::sort::sort(out);
-    let mut merged: usize = 0;
-    for at in 0..out.len() {
-        let (from, to) = out[at];
-        match merged.checked_sub(1).map(|last| &mut out[last]) {
-            Some(last) if from <= last.1 => last.1 = last.1.max(to),
-            _ => {
-                out[merged] = (from, to);
-                merged += 1;
-            }
-        }
-    }
-    out.truncate(merged);
 }
 
 /// Bytes that join the parts of one token: an address (`@`, `.`), a key

@@ -425,12 +425,6 @@ impl SnapshotIndex {
         self.surrogates.max_key_len()
     }
 
-    /// The longest retired surrogate [`SnapshotIndex::find_retired`] finds,
-    /// in bytes.
-    pub fn max_retired_len(&self) -> usize {
-        MAX_RETIRED_LEN
-    }
-
     /// A counter moved by every added entry (memo re-validation); unique
     /// across every index of the process.
     pub fn add_epoch(&self) -> u64 {
