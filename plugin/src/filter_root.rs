@@ -90,8 +90,9 @@ impl FilterRoot {
     /// (one held is dropped, zeroed), catches nothing up and never takes
     /// the lease (the sync service holds it). Wasm memory never shrinks:
     /// a vault never built here costs nothing, one dropped stays at its
-    /// peak but is not built again. A request that did reach it would be
-    /// refused (`latet_vault_not_ready`), never forwarded unmasked.
+    /// peak but is not built again. A request that did reach it would
+    /// catch the vault up on its own path and be masked, or refused while
+    /// no snapshot builds: never forwarded unmasked.
     pub fn stand_by(&mut self, host: &dyn Host) {
         if self.standing_by {
             return;

@@ -194,14 +194,25 @@ impl WorkerVault {
     /// than this vault is built beside it, as before, and thrown away
     /// (`latet_core::feed::catch_up` never moves a vault back).
     fn rebuilt(&mut self, host: &dyn Host, published_snapshot_seq: u64) -> Option<WorkerVault> {
-        let published_at_or_past = self
-            .position()
-            .is_none_or(|position| published_snapshot_seq >= position);
+        let floor = self.position();
+        let published_at_or_past = floor.is_none_or(|position| published_snapshot_seq >= position);
         if published_at_or_past {
             self.drop_index();
         }
         let bytes = read_snapshot(host)?;
         let snapshot_seq = CompactSnapshot::parse(&bytes).ok().map(|c| c.seq);
+        // Never back: with the old index dropped, a copy older than it (two
+        // pollers racing at a lease handover) is not built; the vault stays
+        // empty and not ready until a newer one is published.
+        if let (true, Some(floor), Some(seq)) = (published_at_or_past, floor, snapshot_seq) {
+            if seq < floor {
+                host.log(
+                    Level::Error,
+                    "latet: the shared snapshot is older than this worker's index; no index until a newer one builds",
+                );
+                return None;
+            }
+        }
         let at_or_past = published_at_or_past
             || match (self.position(), snapshot_seq) {
                 (Some(position), Some(seq)) => seq >= position,

@@ -284,3 +284,74 @@ fn memo_recency_survives_many_hits_and_evicts_the_oldest() {
         assert!(warm.memo_len() <= held);
     }
 }
+
+// Our surrogates are looked for over the whole text: a walk started
+// inside a surrogate the whole walk took sees other ones (found by review
+// of a windowed walk, taken out again).
+
+fn masker_without_names() -> Masker {
+    let config = DetectorConfig {
+        person: false,
+        ..DetectorConfig::default()
+    };
+    Masker::new(Detectors::new(&config).unwrap(), 0)
+}
+
+fn mask_one(index: &SnapshotIndex, text: &str) -> String {
+    let body = chat(&[encode(text)]);
+    let out = masked(&mut masker_without_names(), index, &body);
+    contents(&out).remove(0)
+}
+
+/// `Julie Martin` (a resent surrogate) then `Dubois`, a vault value: the
+/// whole walk takes `Julie Martin` and never sees `Martin Dubois` (it starts
+/// inside it), so `Dubois` is masked. The window walk starts at `Martin`
+/// (the longest surrogate is 13 bytes) and finds `Martin Dubois`, which
+/// holds `Dubois`: the value was dropped and sent as written.
+#[test]
+fn a_value_after_a_resent_surrogate_is_masked_whatever_the_longest_surrogate() {
+    let short = index(&[
+        ("Mario Rossi", "Julie Martin", "name"),
+        ("Paolo Neri", "Martin Dubois", "name"),
+        ("Dubois", "Lefort", "name"),
+    ]);
+    let long = index(&[
+        ("Mario Rossi", "Julie Martin", "name"),
+        ("Paolo Neri", "Martin Dubois", "name"),
+        ("Dubois", "Lefort", "name"),
+        ("a@b.it", "someone.long@example.org", "email"),
+    ]);
+    let text = "Julie Martin Dubois";
+    assert_eq!(mask_one(&long, text), "Julie Martin Lefort");
+    assert_eq!(
+        mask_one(&short, text),
+        "Julie Martin Lefort",
+        "value leaked"
+    );
+}
+
+/// The other way: the window walk takes `Martin Dubois` and so misses the
+/// resent surrogate `Dubois Laurent` the whole walk finds; the vault value
+/// `Laurent` inside it is then masked and the surrogate broken.
+#[test]
+fn a_resent_surrogate_after_another_is_kept_whole() {
+    let short = index(&[
+        ("Mario Rossi", "Julie Martin", "name"),
+        ("Paolo Neri", "Martin Dubois", "name"),
+        ("Carla Bruni", "Dubois Laurent", "name"),
+        ("Laurent", "Girard", "name"),
+        ("a@b.it", "abc.def@ghi.com", "email"),
+    ]);
+    let text = "Julie Martin Dubois Laurent";
+    // Control: with a surrogate long enough for the window to be the whole
+    // text, the whole walk's answer.
+    let whole = index(&[
+        ("Mario Rossi", "Julie Martin", "name"),
+        ("Paolo Neri", "Martin Dubois", "name"),
+        ("Carla Bruni", "Dubois Laurent", "name"),
+        ("Laurent", "Girard", "name"),
+        ("a@b.it", "someone.much.longer@example.org", "email"),
+    ]);
+    assert_eq!(mask_one(&whole, text), text, "control");
+    assert_eq!(mask_one(&short, text), text, "resent surrogate broken");
+}

@@ -210,3 +210,22 @@ fn a_state_naming_an_older_snapshot_keeps_the_index_when_the_copy_is_unreadable(
     assert!(v.is_ready());
     assert!(v.index().by_value("Mario Rossi").is_some());
 }
+
+/// The state names a snapshot past this vault but the shared copy is an
+/// older one (two pollers racing at a lease handover): the old index is
+/// gone and the older copy is not built either (found by review: the early
+/// drop had lifted `catch_up`'s never-move-back guard).
+#[test]
+fn a_reload_never_builds_a_copy_older_than_the_dropped_index() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario()], &[added(2, vec![giulia()])]);
+    let mut v = vault();
+    v.catch_up(&host);
+    assert_eq!(v.index().seq(), 2);
+    publish(&host, 1, 1, vec![mario()], &[]);
+    publish_events(&host, 10, &[added(11, vec![])]);
+    let done = v.catch_up(&host);
+    assert!(!done.snapshot_loaded, "{done:?}");
+    assert!(!v.is_ready());
+    assert!(v.index().by_value("Mario Rossi").is_none());
+}
