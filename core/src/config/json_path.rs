@@ -76,8 +76,11 @@ pub(super) fn path_at(bytes: &[u8], offset: usize) -> String {
                     want_key: want_key @ true,
                 }) = stack.last_mut()
                 {
+                    // Only a key closed before the error is a name: an
+                    // unclosed one runs on into whatever follows (a token).
+                    let closed = close <= end && string_closes(bytes, at);
                     let inner = &bytes[at + 1..close.saturating_sub(1).max(at + 1)];
-                    *key = Some(String::from_utf8_lossy(inner).into_owned());
+                    *key = closed.then(|| String::from_utf8_lossy(inner).into_owned());
                     // The next string is this key's value even when the
                     // colon is missing: never a key to name (it may be
                     // the token).
@@ -127,6 +130,19 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
         }
     }
     bytes.len()
+}
+
+/// Whether the string that opens at `start` has its closing quote.
+fn string_closes(bytes: &[u8], start: usize) -> bool {
+    let mut at = start + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'"' => return true,
+            _ => at += 1,
+        }
+    }
+    false
 }
 
 /// `a.b[0].c`, or `.` when no field is open.

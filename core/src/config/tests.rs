@@ -255,6 +255,8 @@ fn errors_never_quote_the_token_or_a_dictionary_entry() {
 fn a_missing_colon_never_names_the_token_or_an_entry() {
     let cases = [
         r#"{"controlCluster": "ctl", "gatewayToken" "sk-live-SECRET123"}"#,
+        // An unclosed key runs into the token (found by the fuzz smoke).
+        "{\"oocrn,tl*luu\u{0}\u{0} SECRET}",
         r#"{"controlCluster": "ctl", "gatewayToken": "tok", "detectors": {"rules": [{"kind": "name", "dictionary" "SECRET Rossi"}]}}"#,
     ];
     for json in cases {
