@@ -70,7 +70,8 @@ pub(super) fn path_at(bytes: &[u8], offset: usize) -> String {
                 None => {}
             },
             b'"' => {
-                let close = string_end(bytes, at);
+                let closed_at = string_end(bytes, at);
+                let close = closed_at.unwrap_or(bytes.len());
                 if let Some(Frame::Object {
                     key,
                     want_key: want_key @ true,
@@ -78,7 +79,7 @@ pub(super) fn path_at(bytes: &[u8], offset: usize) -> String {
                 {
                     // Only a key closed before the error is a name: an
                     // unclosed one runs on into whatever follows (a token).
-                    let closed = close <= end && string_closes(bytes, at);
+                    let closed = closed_at.is_some_and(|close| close <= end);
                     let inner = &bytes[at + 1..close.saturating_sub(1).max(at + 1)];
                     *key = closed.then(|| String::from_utf8_lossy(inner).into_owned());
                     // The next string is this key's value even when the
@@ -119,30 +120,17 @@ fn element_starts(stack: &mut [Frame]) {
 }
 
 /// The byte after the string that opens at `start` (its closing quote
-/// included), or the end of `bytes` when it is not closed.
-fn string_end(bytes: &[u8], start: usize) -> usize {
+/// included), or None when it is not closed.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut at = start + 1;
     while at < bytes.len() {
         match bytes[at] {
             b'\\' => at += 2,
-            b'"' => return at + 1,
+            b'"' => return Some(at + 1),
             _ => at += 1,
         }
     }
-    bytes.len()
-}
-
-/// Whether the string that opens at `start` has its closing quote.
-fn string_closes(bytes: &[u8], start: usize) -> bool {
-    let mut at = start + 1;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'\\' => at += 2,
-            b'"' => return true,
-            _ => at += 1,
-        }
-    }
-    false
+    None
 }
 
 /// `a.b[0].c`, or `.` when no field is open.
