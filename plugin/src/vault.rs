@@ -190,9 +190,11 @@ impl WorkerVault {
     /// publishes, so only a damaged copy) leaves this vault empty and not
     /// ready: requests are refused (503) and answers are not restored until
     /// a snapshot builds, never served from the old index (so does a
-    /// snapshot absent after an early drop). A snapshot older
-    /// than this vault is built beside it, as before, and thrown away
-    /// (`latet_core::feed::catch_up` never moves a vault back).
+    /// snapshot absent after an early drop). A snapshot older than this
+    /// vault is built beside it, as before, and thrown away
+    /// (`latet_core::feed::catch_up` never moves a vault back); after an
+    /// early drop, when that guard no longer sees the old position, such a
+    /// copy is not built at all (checked below against `floor`).
     fn rebuilt(&mut self, host: &dyn Host, published_snapshot_seq: u64) -> Option<WorkerVault> {
         let floor = self.position();
         let published_at_or_past = floor.is_none_or(|position| published_snapshot_seq >= position);
