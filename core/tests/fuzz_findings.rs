@@ -112,3 +112,19 @@ fn a_value_spelled_beside_a_replacement_is_ours() {
     assert!(String::from_utf8_lossy(&body).contains(written));
     assert!(!text.contains(written), "the address is left where written");
 }
+
+/// Found by CI's fuzz smoke (stop 32), minimized: the phone's active
+/// surrogate (`+39 348 765 4321`) written glued to a new e-mail address
+/// that starts inside it (`4321---.isi@…`; `re` glued before the `+` so
+/// that no phone detector reads the surrogate whole), and a shorter phone in the vault
+/// (`+39 348 765`, learnt from the same text) inside the surrogate. The
+/// shorter phone was dropped as a part of our surrogate, then the address's
+/// replacement broke the surrogate and the phone went out as written.
+#[test]
+fn a_value_inside_a_surrogate_that_a_replacement_breaks_is_masked() {
+    let text = assert_fully_masked(
+        "broken surrogate",
+        b"call +39 348 765 or re+39 348 765 4321---.isi@example.it",
+    );
+    assert!(!text.contains("4321---.isi"), "the address kept");
+}

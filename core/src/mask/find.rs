@@ -19,6 +19,10 @@ pub(crate) struct Scratch {
     surrogates: Vec<VaultMatch>,
     /// Retired surrogates written in the text (same condition).
     retired: Vec<(usize, usize)>,
+    /// Spans of the surrogates above that stay whole in the masked text.
+    intact: Vec<(usize, usize)>,
+    /// Spans of the surrogates broken in a round.
+    broken: Vec<(usize, usize)>,
     pub(crate) findings: Vec<Finding>,
 }
 
@@ -69,14 +73,67 @@ impl Scratch {
         let inside = |(f_start, f_end): (usize, usize), (start, end): (usize, usize)| {
             start <= f_start && f_end <= end && (start, end) != (f_start, f_end)
         };
-        let (surrogates, retired) = (&self.surrogates, &self.retired);
-        let in_a_surrogate = |span: (usize, usize)| {
-            surrogates.iter().any(|s| inside(span, (s.start, s.end)))
-                || retired.iter().any(|&surrogate| inside(span, surrogate))
-        };
+        self.intact.clear();
+        self.intact
+            .extend(self.surrogates.iter().map(|s| (s.start, s.end)));
+        self.intact.extend_from_slice(&self.retired);
+        self.drop_broken_surrogates(inside);
+        let intact = &self.intact;
+        let in_a_surrogate = |span: (usize, usize)| intact.iter().any(|&s| inside(span, s));
         self.findings
             .retain(|f| f.slot.is_some() || !in_a_surrogate((f.start, f.end)));
         self.vault.retain(|m| !in_a_surrogate((m.start, m.end)));
+    }
+
+    /// Leaves in `self.intact` only the surrogates that stay whole in the
+    /// masked text: one that a kept span (a finding or vault value not
+    /// inside an intact surrogate) overlaps without lying inside it is
+    /// broken by that span's replacement, and the parts inside it must be
+    /// masked like any other text. Without this, `+39 348 765 4321…` (an
+    /// active surrogate glued to a new e-mail address that starts inside it)
+    /// kept the vault value `+39 348 765` as written once the address was
+    /// replaced (fuzz finding, `tests/fuzz_findings.rs`). Repeated until no
+    /// surrogate breaks (a broken one frees spans that can break another);
+    /// after a few rounds every surrogate counts as broken, which masks
+    /// more, never less.
+    fn drop_broken_surrogates(&mut self, inside: impl Fn((usize, usize), (usize, usize)) -> bool) {
+        const ROUNDS: usize = 4;
+        let spans = || {
+            let findings = self.findings.iter().filter(|f| f.slot.is_none());
+            findings
+                .map(|f| (f.start, f.end))
+                .chain(self.vault.iter().map(|m| (m.start, m.end)))
+        };
+        // A span that is itself one of our surrogates is kept as written.
+        let (surrogates, retired) = (&self.surrogates, &self.retired);
+        let is_ours = |span: (usize, usize)| {
+            surrogates.iter().any(|s| (s.start, s.end) == span) || retired.contains(&span)
+        };
+        for round in 0..=ROUNDS {
+            let intact = &self.intact;
+            let kept = |span: (usize, usize)| !intact.iter().any(|&s| inside(span, s));
+            let breaks = |span: (usize, usize), (start, end): (usize, usize)| {
+                span.0 < end
+                    && start < span.1
+                    && !inside(span, (start, end))
+                    && span != (start, end)
+            };
+            self.broken.clear();
+            self.broken.extend(
+                intact.iter().copied().filter(|&s| {
+                    spans().any(|span| !is_ours(span) && kept(span) && breaks(span, s))
+                }),
+            );
+            if self.broken.is_empty() {
+                return;
+            }
+            if round == ROUNDS {
+                self.intact.clear();
+                return;
+            }
+            let broken = &self.broken;
+            self.intact.retain(|s| !broken.contains(s));
+        }
     }
 }
 
