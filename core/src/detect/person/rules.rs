@@ -245,10 +245,15 @@ pub(super) fn judge_part(
         if words[from].gap == Gap::Space {
             titled |= prev.is(flag::TITLE);
             greeted |= prev.is(flag::GREETING);
-            if prev.is(flag::SAINT) || place_word(text, prev) {
+            if prev.is(flag::SAINT) || place_word(text, prev) || elided_place(text, prev) {
                 return;
             }
         }
+    }
+    // `dall'Istituto Mario Negri`, `l'Hôpital Necker`: a place word after
+    // an elided article leads a place's name.
+    if to - from >= 2 && elided_place(text, &words[from]) {
+        return;
     }
     // `Santa Maria`, `São João`: a saint's name is a place or a feast.
     if words[from].is(flag::SAINT) && words[from].case != Case::Lower && to - from >= 2 {
@@ -427,6 +432,16 @@ pub(super) fn judge_part(
             from += first_given;
         }
     }
+    // `Moore's law`, `Hodgkin's disease`: a surname before `'s` and an
+    // eponym's head names the law or the disease (not a given name:
+    // `Maria's law firm` is hers).
+    if to - from == 1
+        && !titled
+        && !words[from].is(flag::GIVEN)
+        && possessive_eponym(text, &words[from])
+    {
+        return;
+    }
     // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet.
     if to - from <= 2 && from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::PET)
     {
@@ -456,7 +471,14 @@ pub(super) fn judge_part(
             let surname_mid_sentence = w.case == Case::Title
                 && (!w.sentence_start || w.after_colon)
                 && !after_determiner(words, from);
-            (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
+            // `things to do in Charlotte`, `the Wellington office`: a name
+            // the lists know as a place too, after a determiner that is no
+            // preposition of company, is the place.
+            let place_after_determiner = w.is(flag::PLACE)
+                && after_determiner(words, from)
+                && !words[from - 1].is(flag::COMPANION);
+            !(place_after_determiner && !titled && !greeted)
+                && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)
                 || greeted_unknown(words, from, to, greeted)
@@ -838,4 +860,46 @@ pub(super) fn short_part_between_names(words: &[Word], k: usize, from: usize, to
 /// cathedral `Sé`).
 pub(super) fn place_word(text: &str, w: &Word) -> bool {
     w.is(flag::PLACE) && !(w.case == Case::Lower && text[w.start..w.end].chars().nth(2).is_none())
+}
+
+/// `all'aeroporto`, `l'hôpital`, `dall'Istituto`: a word whose part after
+/// an elided article (up to four letters and `'` or `’`) is a place word.
+/// Looked up only for words with an apostrophe beside a run (rare).
+pub(super) fn elided_place(text: &str, w: &Word) -> bool {
+    let word = &text[w.start..w.end];
+    let Some(at) = word
+        .char_indices()
+        .take(5)
+        .find(|&(_, c)| c == '\'' || c == '’')
+        .map(|(at, c)| at + c.len_utf8())
+    else {
+        return false;
+    };
+    let head = &word[at..];
+    head.len() >= 3
+        && super::lexicon::lexicon().flags(&super::fold::fold(head)) & flag::PLACE != 0
+}
+
+/// Heads that, after a name and `'s`, make it an eponym (`Moore's law`,
+/// `Crohn's disease`, `Occam's razor`).
+const POSSESSIVE_EPONYM_HEADS: &str =
+    "law laws disease syndrome theorem principle paradox razor constant equation effect rule";
+
+/// Whether `'s` (or `’s`) and one of [`POSSESSIVE_EPONYM_HEADS`] follow `w`.
+pub(super) fn possessive_eponym(text: &str, w: &Word) -> bool {
+    let rest = &text[w.end..];
+    let Some(rest) = rest
+        .strip_prefix("'s ")
+        .or_else(|| rest.strip_prefix("’s "))
+    else {
+        return false;
+    };
+    let head = rest
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !head.is_empty()
+        && POSSESSIVE_EPONYM_HEADS
+            .split(' ')
+            .any(|h| h.eq_ignore_ascii_case(head))
 }
