@@ -189,6 +189,9 @@ fn words_read_alike_in_ascii_and_beyond() {
         ("Lucía", "lucia"),
         ("McDONALD", "mcdonald"),
         ("O’Brien", "o'brien"),
+        ("Nguyễn", "nguyen"),
+        ("Thị", "thi"),
+        ("Trương", "truong"),
     ] {
         assert_eq!(fold::fold(word), want);
     }
