@@ -876,8 +876,7 @@ pub(super) fn elided_place(text: &str, w: &Word) -> bool {
         return false;
     };
     let head = &word[at..];
-    head.len() >= 3
-        && super::lexicon::lexicon().flags(&super::fold::fold(head)) & flag::PLACE != 0
+    head.len() >= 3 && super::lexicon::lexicon().flags(&super::fold::fold(head)) & flag::PLACE != 0
 }
 
 /// Heads that, after a name and `'s`, make it an eponym (`Moore's law`,

@@ -949,3 +949,80 @@ proptest::proptest! {
         proptest::prop_assert_eq!(Reader::flags_both_ways(&word, dot, &never).0, None);
     }
 }
+
+#[test]
+fn lower_case_values_of_name_keys_in_tool_calls() {
+    // A key that labels a name takes a known name whatever its case, first
+    // in its object too; one that labels only a name takes any word.
+    assert_eq!(
+        names(r#"{"nome": "annalisa", "cognome": "ferri", "newsletter": true}"#),
+        ["annalisa", "ferri"]
+    );
+    assert_eq!(
+        names(r#"{"nome": "gustavo", "sobrenome": "bittencourt", "cidade": "Curitiba"}"#),
+        ["gustavo", "bittencourt"]
+    );
+    assert_eq!(
+        names(r#"{"vorname": "lena", "nachname": "krüger", "newsletter": true}"#),
+        ["lena", "krüger"]
+    );
+    // `name`, `nome` label anything: only names the lists know.
+    assert_eq!(
+        names(r#"{"nome": "riunione settimanale", "name": "quarterly report"}"#),
+        Vec::<&str>::new()
+    );
+    assert!(names(r#"{"name": "Acme", "city": "Paris"}"#).is_empty());
+}
+
+#[test]
+fn lower_case_names_after_imperatives_and_after_and() {
+    assert_eq!(names("remind me to call priya about the lease"), ["priya"]);
+    assert_eq!(names("recuérdame llamar a maite mañana"), ["maite"]);
+    assert_eq!(names("ricordami di chiamare giulia domani"), ["giulia"]);
+    assert_eq!(names("rappelle-moi d'appeler margaux demain"), ["margaux"]);
+    assert_eq!(names("can you draft a reply to siobhan today"), ["siobhan"]);
+    // The given name after `and` (and a preposition) is the cue's too.
+    assert_eq!(
+        names("tell oksana and tariq that standup moves"),
+        ["oksana", "tariq"]
+    );
+    assert_eq!(
+        names("dis à théo et à clémence que c'est annulé"),
+        ["théo", "clémence"]
+    );
+    // Not a word that is no given name (`and more`).
+    assert_eq!(names("tell oksana and more people"), ["oksana"]);
+}
+
+#[test]
+fn firms_and_places_that_hold_a_name() {
+    // A weak cue's name that runs on to a firm's word is the firm.
+    assert!(names("Kunde: Bosch Rexroth AG. Kein Ansprechpartner.").is_empty());
+    assert!(names("Client : Lacoste SA. Aucun interlocuteur.").is_empty());
+    assert_eq!(names("Kunde: Thomas Bauer, Rückruf"), ["Thomas Bauer"]);
+    // A place word after an elided article (`all'`, `l'`, `dall'`).
+    for text in [
+        "Atterro all'aeroporto Leonardo da Vinci alle 7.",
+        "Coupure de la ligne vers l'hôpital Georges-Pompidou depuis 9 h.",
+        "Il manuale distribuito dall'Istituto Mario Negri.",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+    // A meeting room named after someone.
+    assert!(names("la sala riunioni Marconi ha il proiettore guasto").is_empty());
+    // `Moore's law` is a law; `Maria's law firm` is hers.
+    assert!(names("see also Moore's law for chips").is_empty());
+    assert_eq!(names("she works at Maria's law firm"), ["Maria"]);
+    // A given name the lists know as a place too, after `in`, `the`.
+    assert!(names("Best things to do in Charlotte this weekend?").is_empty());
+    assert!(names("Reminder that the Wellington office review is on Thursday").is_empty());
+    assert_eq!(names("I had lunch with Charlotte yesterday"), ["Charlotte"]);
+}
+
+#[test]
+fn vietnamese_names_with_two_marks() {
+    assert_eq!(
+        names("Signalé par Nguyễn Thị Lan : erreur 500."),
+        ["Nguyễn Thị Lan"]
+    );
+}
