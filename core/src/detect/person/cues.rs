@@ -254,6 +254,11 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
         if taken == 1 && cue.weak && !lower_only {
             end = end.max(surname_after_title(text, words, first));
         }
+        // `a reply to tobias whitfield?`: a lower cue's given name, then one
+        // unknown word that ends the clause, as after a title.
+        if taken == 1 && lower_only {
+            end = end.max(surname_ending_clause(text, words, first));
+        }
         if taken > 0 && !lower_only && text[..cue.end].ends_with(':') {
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
@@ -319,23 +324,33 @@ pub(super) fn name_after_and<'w>(text: &str, words: &'w [Word], at: usize) -> Op
 
 /// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
 /// given name the lists know, then one lower-case word they do not know
-/// that ends the clause (a comma, a semicolon, a dot, the line's end; not
-/// the text's: `herr thomas antwortete`) is her or his surname; where it
-/// ends (0: none).
+/// that ends the clause ([`surname_ending_clause`]; not the text's end:
+/// `herr thomas antwortete`) is her or his surname; where it ends (0:
+/// none).
 pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> usize {
-    let (Some(title), Some(given), Some(next)) = (
-        first.checked_sub(1).map(|k| &words[k]),
-        words.get(first),
-        words.get(first + 1),
-    ) else {
+    let titled = first
+        .checked_sub(1)
+        .is_some_and(|k| words[k].is(flag::TITLE));
+    if titled {
+        surname_ending_clause(text, words, first)
+    } else {
+        0
+    }
+}
+
+/// After the lower-case given name `words[first]` the lists know, one
+/// lower-case word they do not know (three letters or more) that ends the
+/// clause (a comma, a semicolon, a dot, `?`, `!`, a line's end; not the
+/// text's) is her or his surname; where it ends (0: none).
+pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) -> usize {
+    let (Some(given), Some(next)) = (words.get(first), words.get(first + 1)) else {
         return 0;
     };
     let ends_clause = text[next.end..]
         .chars()
         .next()
-        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
-    let fits = title.is(flag::TITLE)
-        && given.case == Case::Lower
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | '\n' | '\r'));
+    let fits = given.case == Case::Lower
         && given.is(flag::GIVEN)
         && next.gap == Gap::Space
         && next.case == Case::Lower

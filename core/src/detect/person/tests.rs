@@ -1026,3 +1026,29 @@ fn vietnamese_names_with_two_marks() {
         ["Nguyễn Thị Lan"]
     );
 }
+
+#[test]
+fn surname_ending_the_clause_after_a_lower_cue() {
+    assert_eq!(
+        names("can you draft a reply to tobias whitfield? he wants it"),
+        ["tobias whitfield"]
+    );
+    // Not a word the lists know (`tomorrow`), nor one that goes on.
+    assert_eq!(names("call priya tomorrow."), ["priya"]);
+    assert_eq!(names("call priya about the lease."), ["priya"]);
+}
+
+#[test]
+fn products_and_campaigns_named_like_people() {
+    for text in [
+        "il rilascio del prodotto Volta è uscito nei tempi",
+        "vous avez encore le parfum Rose Absolue en 50 ml ?",
+        "Votre commande (lampe Marguerite, coloris olive) a été expédiée.",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+    assert_eq!(
+        names("il prodotto lo ha scelto Giulia Neri"),
+        ["Giulia Neri"]
+    );
+}
