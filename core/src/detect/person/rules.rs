@@ -243,9 +243,17 @@ pub(super) fn judge_part(
             return;
         }
         if words[from].gap == Gap::Space {
-            titled |= prev.is(flag::TITLE);
+            // (A long lower-case word that ended the window before is read
+            // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
+            // riunioni Marconi`.)
+            let prev_flags = late_flags(text, prev);
+            titled |= prev_flags & flag::TITLE != 0;
             greeted |= prev.is(flag::GREETING);
-            if prev.is(flag::SAINT) || place_word(text, prev) || elided_place(text, prev) {
+            if prev.is(flag::SAINT)
+                || prev_flags & flag::PLACE != 0
+                || place_word(text, prev)
+                || elided_place(text, prev)
+            {
                 return;
             }
         }
@@ -901,4 +909,19 @@ pub(super) fn possessive_eponym(text: &str, w: &Word) -> bool {
         && POSSESSIVE_EPONYM_HEADS
             .split(' ')
             .any(|h| h.eq_ignore_ascii_case(head))
+}
+
+/// What the lists say the word before a run is: its flags, or, for a long
+/// lower-case word the reader left without a look-up (it ended the window
+/// before: [`super::words::MAX_PARTICLE_BYTES`]), a look-up now (once per
+/// such run, no string kept).
+pub(super) fn late_flags(text: &str, w: &Word) -> u16 {
+    if w.flags != 0
+        || w.case != Case::Lower
+        || w.glued
+        || w.end - w.start <= super::words::MAX_PARTICLE_BYTES
+    {
+        return w.flags;
+    }
+    super::lexicon::lexicon().flags(&super::fold::fold(&text[w.start..w.end]))
 }

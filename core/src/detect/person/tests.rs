@@ -1052,3 +1052,13 @@ fn products_and_campaigns_named_like_people() {
         ["Giulia Neri"]
     );
 }
+
+#[test]
+fn long_lower_case_word_before_a_run_is_looked_up() {
+    // `señora`, `riunioni` end the window of the capital before them.
+    assert_eq!(
+        names("Llamó la señora Maripaz Urquijo para quejarse"),
+        ["Maripaz Urquijo"]
+    );
+    assert!(names("Sala riunioni Marconi: proiettore guasto").is_empty());
+}
