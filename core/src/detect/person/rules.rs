@@ -334,8 +334,10 @@ pub(super) fn judge_part(
         && !(titled && words[from].is(flag::PARTICLE))
         && (words[from].sentence_start || words[from].after_colon || !words[from].known())
         && words[from].is(flag::NOT_NAME)
-        && words[from + 1].strong()
         && words[from + 1].is(flag::GIVEN)
+        // (`Según Tránsito Belmonte`: an ambiguous given name before a
+        // surname too.)
+        && (words[from + 1].strong() || (to - from >= 3 && words[from + 1].case == Case::Title))
     {
         from += 1;
     }
@@ -408,6 +410,8 @@ pub(super) fn judge_part(
                 && !place_surname(k)
                 && !surname_of_place(k)
                 && !place_given(words, k, from, to)
+                // `M. Ángeles Sotomayor`: María's second name, not a place.
+                && !(k > from && words[k].is(flag::MARIAN) && marian(words, k - 1))
         })
     {
         return;
@@ -498,6 +502,12 @@ pub(super) fn judge_part(
                 || titled
                 || (full == 2 && caps_surname_first(words, from))
                 || given_then_unknown(words, from, to)
+                // `M. Ángeles Sotomayor`: her initial, her second given
+                // name, a surname.
+                || (to - from == 3
+                    && marian(words, from)
+                    && words[to - 1].case == Case::Title
+                    && !words[to - 1].is(flag::NOT_NAME | flag::PLACE))
         }
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given

@@ -1062,3 +1062,15 @@ fn long_lower_case_word_before_a_run_is_looked_up() {
     );
     assert!(names("Sala riunioni Marconi: proiettore guasto").is_empty());
 }
+
+#[test]
+fn leading_words_and_second_names_of_maria() {
+    assert_eq!(
+        names("Según Tránsito Belmonte, el pedido llegó"),
+        ["Tránsito Belmonte"]
+    );
+    assert_eq!(
+        names("Asistentes: Baltasar Quiroga (presidente), M. Ángeles Sotomayor."),
+        ["Baltasar Quiroga", "M. Ángeles Sotomayor"]
+    );
+}
