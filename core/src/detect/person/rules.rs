@@ -489,7 +489,12 @@ pub(super) fn judge_part(
             let place_after_determiner = w.is(flag::PLACE)
                 && after_determiner(words, from)
                 && !words[from - 1].is(flag::COMPANION);
-            !(place_after_determiner && !titled && !greeted)
+            // `The Wilson tennis racket`, `the Newton release`: one name
+            // after English `the` names a thing, a family or an account.
+            let after_the = from > 0
+                && words[from].gap == Gap::Space
+                && text[words[from - 1].start..words[from - 1].end].eq_ignore_ascii_case("the");
+            !((place_after_determiner || after_the) && !titled && !greeted)
                 && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)

@@ -1074,3 +1074,14 @@ fn leading_words_and_second_names_of_maria() {
         ["Baltasar Quiroga", "M. Ángeles Sotomayor"]
     );
 }
+
+#[test]
+fn one_name_after_english_the_and_kin_after_a_cue() {
+    assert!(names("The Wilson tennis racket broke after a week.").is_empty());
+    assert_eq!(names("I'll ask Wilson tomorrow."), ["Wilson"]);
+    // `mari` (husband) after `c'est mon` is no name; the name after it is.
+    assert_eq!(
+        names("finalement c'est mon mari, Abdoulaye Ndiaye, qui viendra"),
+        ["Abdoulaye Ndiaye"]
+    );
+}
