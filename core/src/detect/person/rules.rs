@@ -494,8 +494,8 @@ pub(super) fn judge_part(
             let after_the = from > 0
                 && words[from].gap == Gap::Space
                 && text[words[from - 1].start..words[from - 1].end].eq_ignore_ascii_case("the");
-            !((place_after_determiner || after_the) && !titled && !greeted)
-                && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
+            let a_place_or_thing = (place_after_determiner || after_the) && !titled && !greeted;
+            !a_place_or_thing && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)
                 || greeted_unknown(words, from, to, greeted)
