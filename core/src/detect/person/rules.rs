@@ -246,7 +246,7 @@ pub(super) fn judge_part(
             // (A long lower-case word that ended the window before is read
             // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
             // riunioni Marconi`.)
-            let prev_flags = late_flags(text, prev);
+            let prev_flags = late_flags(text, words, from - 1);
             titled |= prev_flags & flag::TITLE != 0;
             greeted |= prev.is(flag::GREETING);
             if prev.is(flag::SAINT)
@@ -926,12 +926,19 @@ pub(super) fn possessive_eponym(text: &str, w: &Word) -> bool {
             .any(|h| h.eq_ignore_ascii_case(head))
 }
 
-/// What the lists say the word before a run is: its flags, or, for a long
-/// lower-case word the reader left without a look-up (it ended the window
-/// before: [`super::words::MAX_PARTICLE_BYTES`]), a look-up now (once per
-/// such run, no string kept).
-pub(super) fn late_flags(text: &str, w: &Word) -> u16 {
-    if w.flags != 0
+/// What the lists say `words[k]`, the word before a run, is: its flags,
+/// or, for a long lower-case word that ended the window before (after a
+/// capitalised word or a particle: the reader reads it without a look-up,
+/// [`super::words::MAX_PARTICLE_BYTES`]), a look-up now. Words read as a
+/// window's context were looked up already: most runs cost nothing more.
+pub(super) fn late_flags(text: &str, words: &[Word], k: usize) -> u16 {
+    let w = &words[k];
+    let ended_a_window = k > 0 && {
+        let before = &words[k - 1];
+        before.case != Case::Lower || before.is(flag::PARTICLE)
+    };
+    if !ended_a_window
+        || w.flags != 0
         || w.case != Case::Lower
         || w.glued
         || w.end - w.start <= super::words::MAX_PARTICLE_BYTES
