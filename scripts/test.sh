@@ -48,6 +48,7 @@ stage "detector evaluation (second development set)" cargo run --release -q -p l
 stage "detector evaluation (third development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.83 core/tests/fixtures/person-eval/dev3
 stage "detector evaluation (fourth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.94 core/tests/fixtures/person-eval/dev4
 stage "detector evaluation (fifth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.87 core/tests/fixtures/person-eval/dev5
+stage "detector evaluation (sixth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.80 core/tests/fixtures/person-eval/dev6
 stage "detector evaluation (held-out set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.80 core/tests/fixtures/person-eval/heldout
 stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh

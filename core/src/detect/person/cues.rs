@@ -205,7 +205,7 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
         for (k, w) in words[first..].iter().enumerate() {
             if k == 0
                 && !text[from..w.start]
-                    .trim_start_matches([' ', ',', ':'])
+                    .trim_start_matches([' ', ',', ':', '"'])
                     .is_empty()
             {
                 break;
@@ -254,37 +254,103 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
         if taken == 1 && cue.weak && !lower_only {
             end = end.max(surname_after_title(text, words, first));
         }
+        // `a reply to tobias whitfield?`: a lower cue's given name, then one
+        // unknown word that ends the clause, as after a title.
+        if taken == 1 && lower_only {
+            end = end.max(surname_ending_clause(text, words, first));
+        }
         if taken > 0 && !lower_only && text[..cue.end].ends_with(':') {
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
             }
         }
+        // `Kunde: Bosch Rexroth AG`, `Client : Lacoste SA`: a known name
+        // whose capitalised words go on to a firm's word is the firm's.
+        if taken > 0 && cue.weak && capitalised && firm_after(words, first + taken) {
+            continue;
+        }
         if taken > 0 && end > words[first].start {
             let start = words[first].start;
             out.push(Finding::new(Kind::Name, start, end));
+            // `tell oksana and tariq`, `dis à théo et à clémence`: the
+            // lower-case given name after `and` is the cue's too.
+            if lower_only {
+                if let Some(next) = name_after_and(text, words, first + taken) {
+                    out.push(Finding::new(Kind::Name, next.start, next.end));
+                }
+            }
         }
     }
 }
 
+/// Whether the capitalised words from `words[at]` on (over single spaces,
+/// up to three) reach a place or firm word (`AG`, `SA`, `Ltda`).
+pub(super) fn firm_after(words: &[Word], at: usize) -> bool {
+    words
+        .iter()
+        .skip(at)
+        .take(3)
+        .take_while(|w| w.gap == Gap::Space && w.case != Case::Lower)
+        .any(|w| w.is(flag::PLACE))
+}
+
+/// After a name a `# lower` cue took, ending at `words[at]`: `and` (one
+/// particle or article may follow it: `e a bia`, `et à clémence`), then a
+/// lower-case given name the lists know as nothing else; that word.
+pub(super) fn name_after_and<'w>(text: &str, words: &'w [Word], at: usize) -> Option<&'w Word> {
+    words
+        .get(at)
+        .filter(|w| w.conjunction && w.gap == Gap::Space)?;
+    let mut k = at + 1;
+    let skip = words.get(k).is_some_and(|w| {
+        w.gap == Gap::Space && w.case == Case::Lower && w.determiner && !w.known()
+    });
+    if skip {
+        k += 1;
+    }
+    let w = words.get(k)?;
+    let fits = w.gap == Gap::Space
+        && w.case == Case::Lower
+        && !w.glued
+        && w.strong()
+        && w.is(flag::GIVEN)
+        && !w.is(flag::PLACE | flag::PARTICLE | flag::DETERMINER)
+        && !text
+            .as_bytes()
+            .get(w.end + 1)
+            .is_some_and(u8::is_ascii_digit);
+    fits.then_some(w)
+}
+
 /// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
 /// given name the lists know, then one lower-case word they do not know
-/// that ends the clause (a comma, a semicolon, a dot, the line's end; not
-/// the text's: `herr thomas antwortete`) is her or his surname; where it
-/// ends (0: none).
+/// that ends the clause ([`surname_ending_clause`]; not the text's end:
+/// `herr thomas antwortete`) is her or his surname; where it ends (0:
+/// none).
 pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> usize {
-    let (Some(title), Some(given), Some(next)) = (
-        first.checked_sub(1).map(|k| &words[k]),
-        words.get(first),
-        words.get(first + 1),
-    ) else {
+    let titled = first
+        .checked_sub(1)
+        .is_some_and(|k| words[k].is(flag::TITLE));
+    if titled {
+        surname_ending_clause(text, words, first)
+    } else {
+        0
+    }
+}
+
+/// After the lower-case given name `words[first]` the lists know, one
+/// lower-case word they do not know (three letters or more) that ends the
+/// clause (a comma, a semicolon, a dot, `?`, `!`, a line's end; not the
+/// text's) is her or his surname; where it ends (0: none).
+pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) -> usize {
+    let (Some(given), Some(next)) = (words.get(first), words.get(first + 1)) else {
         return 0;
     };
     let ends_clause = text[next.end..]
         .chars()
         .next()
-        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '\n' | '\r'));
-    let fits = title.is(flag::TITLE)
-        && given.case == Case::Lower
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | '\n' | '\r'));
+    let fits = given.case == Case::Lower
         && given.is(flag::GIVEN)
         && next.gap == Gap::Space
         && next.case == Case::Lower

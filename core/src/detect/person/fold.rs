@@ -59,6 +59,16 @@ fn base_letter(c: char) -> Option<&'static str> {
         'ý' | 'ÿ' | 'Ý' => "y",
         'ź' | 'ż' | 'ž' | 'Ź' | 'Ż' | 'Ž' => "z",
         '’' | 'ʼ' | '‘' => "'",
+        'ơ' | 'Ơ' => "o",
+        'ư' | 'Ư' => "u",
+        // Vietnamese letters with two marks (`Nguyễn Thị`): the Latin
+        // Extended Additional block from U+1EA0, pairs of upper and lower.
+        '\u{1ea0}'..='\u{1eb7}' => "a",
+        '\u{1eb8}'..='\u{1ec7}' => "e",
+        '\u{1ec8}'..='\u{1ecb}' => "i",
+        '\u{1ecc}'..='\u{1ee3}' => "o",
+        '\u{1ee4}'..='\u{1ef1}' => "u",
+        '\u{1ef2}'..='\u{1ef9}' => "y",
         _ => return None,
     })
 }

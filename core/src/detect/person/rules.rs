@@ -243,12 +243,25 @@ pub(super) fn judge_part(
             return;
         }
         if words[from].gap == Gap::Space {
-            titled |= prev.is(flag::TITLE);
+            // (A long lower-case word that ended the window before is read
+            // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
+            // riunioni Marconi`.)
+            let prev_flags = late_flags(text, words, from - 1);
+            titled |= prev_flags & flag::TITLE != 0;
             greeted |= prev.is(flag::GREETING);
-            if prev.is(flag::SAINT) || place_word(text, prev) {
+            if prev.is(flag::SAINT)
+                || prev_flags & flag::PLACE != 0
+                || place_word(text, prev)
+                || elided_place(text, prev)
+            {
                 return;
             }
         }
+    }
+    // `dall'Istituto Mario Negri`, `l'Hôpital Necker`: a place word after
+    // an elided article leads a place's name.
+    if to - from >= 2 && elided_place(text, &words[from]) {
+        return;
     }
     // `Santa Maria`, `São João`: a saint's name is a place or a feast.
     if words[from].is(flag::SAINT) && words[from].case != Case::Lower && to - from >= 2 {
@@ -321,8 +334,10 @@ pub(super) fn judge_part(
         && !(titled && words[from].is(flag::PARTICLE))
         && (words[from].sentence_start || words[from].after_colon || !words[from].known())
         && words[from].is(flag::NOT_NAME)
-        && words[from + 1].strong()
         && words[from + 1].is(flag::GIVEN)
+        // (`Según Tránsito Belmonte`: an ambiguous given name before a
+        // surname too.)
+        && (words[from + 1].strong() || (to - from >= 3 && words[from + 1].case == Case::Title))
     {
         from += 1;
     }
@@ -395,6 +410,8 @@ pub(super) fn judge_part(
                 && !place_surname(k)
                 && !surname_of_place(k)
                 && !place_given(words, k, from, to)
+                // `M. Ángeles Sotomayor`: María's second name, not a place.
+                && !(k > from && words[k].is(flag::MARIAN) && marian(words, k - 1))
         })
     {
         return;
@@ -427,6 +444,16 @@ pub(super) fn judge_part(
             from += first_given;
         }
     }
+    // `Moore's law`, `Hodgkin's disease`: a surname before `'s` and an
+    // eponym's head names the law or the disease (not a given name:
+    // `Maria's law firm` is hers).
+    if to - from == 1
+        && !titled
+        && !words[from].is(flag::GIVEN)
+        && possessive_eponym(text, &words[from])
+    {
+        return;
+    }
     // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet.
     if to - from <= 2 && from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::PET)
     {
@@ -456,7 +483,19 @@ pub(super) fn judge_part(
             let surname_mid_sentence = w.case == Case::Title
                 && (!w.sentence_start || w.after_colon)
                 && !after_determiner(words, from);
-            (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
+            // `things to do in Charlotte`, `the Wellington office`: a name
+            // the lists know as a place too, after a determiner that is no
+            // preposition of company, is the place.
+            let place_after_determiner = w.is(flag::PLACE)
+                && after_determiner(words, from)
+                && !words[from - 1].is(flag::COMPANION);
+            // `The Wilson tennis racket`, `the Newton release`: one name
+            // after English `the` names a thing, a family or an account.
+            let after_the = from > 0
+                && words[from].gap == Gap::Space
+                && text[words[from - 1].start..words[from - 1].end].eq_ignore_ascii_case("the");
+            let a_place_or_thing = (place_after_determiner || after_the) && !titled && !greeted;
+            !a_place_or_thing && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
                 || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
                 || (titled && w.case == Case::Title)
                 || greeted_unknown(words, from, to, greeted)
@@ -468,6 +507,12 @@ pub(super) fn judge_part(
                 || titled
                 || (full == 2 && caps_surname_first(words, from))
                 || given_then_unknown(words, from, to)
+                // `M. Ángeles Sotomayor`: her initial, her second given
+                // name, a surname.
+                || (to - from == 3
+                    && marian(words, from)
+                    && words[to - 1].case == Case::Title
+                    && !words[to - 1].is(flag::NOT_NAME | flag::PLACE))
         }
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
@@ -838,4 +883,67 @@ pub(super) fn short_part_between_names(words: &[Word], k: usize, from: usize, to
 /// cathedral `Sé`).
 pub(super) fn place_word(text: &str, w: &Word) -> bool {
     w.is(flag::PLACE) && !(w.case == Case::Lower && text[w.start..w.end].chars().nth(2).is_none())
+}
+
+/// `all'aeroporto`, `l'hôpital`, `dall'Istituto`: a word whose part after
+/// an elided article (up to four letters and `'` or `’`) is a place word.
+/// Looked up only for words with an apostrophe beside a run (rare).
+pub(super) fn elided_place(text: &str, w: &Word) -> bool {
+    let word = &text[w.start..w.end];
+    let Some(at) = word
+        .char_indices()
+        .take(5)
+        .find(|&(_, c)| c == '\'' || c == '’')
+        .map(|(at, c)| at + c.len_utf8())
+    else {
+        return false;
+    };
+    let head = &word[at..];
+    head.len() >= 3 && super::lexicon::lexicon().flags(&super::fold::fold(head)) & flag::PLACE != 0
+}
+
+/// Heads that, after a name and `'s`, make it an eponym (`Moore's law`,
+/// `Crohn's disease`, `Occam's razor`).
+const POSSESSIVE_EPONYM_HEADS: &str =
+    "law laws disease syndrome theorem principle paradox razor constant equation effect rule";
+
+/// Whether `'s` (or `’s`) and one of [`POSSESSIVE_EPONYM_HEADS`] follow `w`.
+pub(super) fn possessive_eponym(text: &str, w: &Word) -> bool {
+    let rest = &text[w.end..];
+    let Some(rest) = rest
+        .strip_prefix("'s ")
+        .or_else(|| rest.strip_prefix("’s "))
+    else {
+        return false;
+    };
+    let head = rest
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !head.is_empty()
+        && POSSESSIVE_EPONYM_HEADS
+            .split(' ')
+            .any(|h| h.eq_ignore_ascii_case(head))
+}
+
+/// What the lists say `words[k]`, the word before a run, is: its flags,
+/// or, for a long lower-case word that ended the window before (after a
+/// capitalised word or a particle: the reader reads it without a look-up,
+/// [`super::words::MAX_PARTICLE_BYTES`]), a look-up now. Words read as a
+/// window's context were looked up already: most runs cost nothing more.
+pub(super) fn late_flags(text: &str, words: &[Word], k: usize) -> u16 {
+    let w = &words[k];
+    let ended_a_window = k > 0 && {
+        let before = &words[k - 1];
+        before.case != Case::Lower || before.is(flag::PARTICLE)
+    };
+    if !ended_a_window
+        || w.flags != 0
+        || w.case != Case::Lower
+        || w.glued
+        || w.end - w.start <= super::words::MAX_PARTICLE_BYTES
+    {
+        return w.flags;
+    }
+    super::lexicon::lexicon().flags(&super::fold::fold(&text[w.start..w.end]))
 }

@@ -189,6 +189,9 @@ fn words_read_alike_in_ascii_and_beyond() {
         ("Lucía", "lucia"),
         ("McDONALD", "mcdonald"),
         ("O’Brien", "o'brien"),
+        ("Nguyễn", "nguyen"),
+        ("Thị", "thi"),
+        ("Trương", "truong"),
     ] {
         assert_eq!(fold::fold(word), want);
     }
@@ -945,4 +948,140 @@ proptest::proptest! {
         let never = NeverMask::new(&["Acme".to_string()]);
         proptest::prop_assert_eq!(Reader::flags_both_ways(&word, dot, &never).0, None);
     }
+}
+
+#[test]
+fn lower_case_values_of_name_keys_in_tool_calls() {
+    // A key that labels a name takes a known name whatever its case, first
+    // in its object too; one that labels only a name takes any word.
+    assert_eq!(
+        names(r#"{"nome": "annalisa", "cognome": "ferri", "newsletter": true}"#),
+        ["annalisa", "ferri"]
+    );
+    assert_eq!(
+        names(r#"{"nome": "gustavo", "sobrenome": "bittencourt", "cidade": "Curitiba"}"#),
+        ["gustavo", "bittencourt"]
+    );
+    assert_eq!(
+        names(r#"{"vorname": "lena", "nachname": "krüger", "newsletter": true}"#),
+        ["lena", "krüger"]
+    );
+    // `name`, `nome` label anything: only names the lists know.
+    assert_eq!(
+        names(r#"{"nome": "riunione settimanale", "name": "quarterly report"}"#),
+        Vec::<&str>::new()
+    );
+    assert!(names(r#"{"name": "Acme", "city": "Paris"}"#).is_empty());
+}
+
+#[test]
+fn lower_case_names_after_imperatives_and_after_and() {
+    assert_eq!(names("remind me to call priya about the lease"), ["priya"]);
+    assert_eq!(names("recuérdame llamar a maite mañana"), ["maite"]);
+    assert_eq!(names("ricordami di chiamare giulia domani"), ["giulia"]);
+    assert_eq!(names("rappelle-moi d'appeler margaux demain"), ["margaux"]);
+    assert_eq!(names("can you draft a reply to siobhan today"), ["siobhan"]);
+    // The given name after `and` (and a preposition) is the cue's too.
+    assert_eq!(
+        names("tell oksana and tariq that standup moves"),
+        ["oksana", "tariq"]
+    );
+    assert_eq!(
+        names("dis à théo et à clémence que c'est annulé"),
+        ["théo", "clémence"]
+    );
+    // Not a word that is no given name (`and more`).
+    assert_eq!(names("tell oksana and more people"), ["oksana"]);
+}
+
+#[test]
+fn firms_and_places_that_hold_a_name() {
+    // A weak cue's name that runs on to a firm's word is the firm.
+    assert!(names("Kunde: Bosch Rexroth AG. Kein Ansprechpartner.").is_empty());
+    assert!(names("Client : Lacoste SA. Aucun interlocuteur.").is_empty());
+    assert_eq!(names("Kunde: Thomas Bauer, Rückruf"), ["Thomas Bauer"]);
+    // A place word after an elided article (`all'`, `l'`, `dall'`).
+    for text in [
+        "Atterro all'aeroporto Leonardo da Vinci alle 7.",
+        "Coupure de la ligne vers l'hôpital Georges-Pompidou depuis 9 h.",
+        "Il manuale distribuito dall'Istituto Mario Negri.",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+    // A meeting room named after someone.
+    assert!(names("la sala riunioni Marconi ha il proiettore guasto").is_empty());
+    // `Moore's law` is a law; `Maria's law firm` is hers.
+    assert!(names("see also Moore's law for chips").is_empty());
+    assert_eq!(names("she works at Maria's law firm"), ["Maria"]);
+    // A given name the lists know as a place too, after `in`, `the`.
+    assert!(names("Best things to do in Charlotte this weekend?").is_empty());
+    assert!(names("Reminder that the Wellington office review is on Thursday").is_empty());
+    assert_eq!(names("I had lunch with Charlotte yesterday"), ["Charlotte"]);
+}
+
+#[test]
+fn vietnamese_names_with_two_marks() {
+    assert_eq!(
+        names("Signalé par Nguyễn Thị Lan : erreur 500."),
+        ["Nguyễn Thị Lan"]
+    );
+}
+
+#[test]
+fn surname_ending_the_clause_after_a_lower_cue() {
+    assert_eq!(
+        names("can you draft a reply to tobias whitfield? he wants it"),
+        ["tobias whitfield"]
+    );
+    // Not a word the lists know (`tomorrow`), nor one that goes on.
+    assert_eq!(names("call priya tomorrow."), ["priya"]);
+    assert_eq!(names("call priya about the lease."), ["priya"]);
+}
+
+#[test]
+fn products_and_campaigns_named_like_people() {
+    for text in [
+        "il rilascio del prodotto Volta è uscito nei tempi",
+        "vous avez encore le parfum Rose Absolue en 50 ml ?",
+        "Votre commande (lampe Marguerite, coloris olive) a été expédiée.",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+    assert_eq!(
+        names("il prodotto lo ha scelto Giulia Neri"),
+        ["Giulia Neri"]
+    );
+}
+
+#[test]
+fn long_lower_case_word_before_a_run_is_looked_up() {
+    // `señora`, `riunioni` end the window of the capital before them.
+    assert_eq!(
+        names("Llamó la señora Maripaz Urquijo para quejarse"),
+        ["Maripaz Urquijo"]
+    );
+    assert!(names("Sala riunioni Marconi: proiettore guasto").is_empty());
+}
+
+#[test]
+fn leading_words_and_second_names_of_maria() {
+    assert_eq!(
+        names("Según Tránsito Belmonte, el pedido llegó"),
+        ["Tránsito Belmonte"]
+    );
+    assert_eq!(
+        names("Asistentes: Baltasar Quiroga (presidente), M. Ángeles Sotomayor."),
+        ["Baltasar Quiroga", "M. Ángeles Sotomayor"]
+    );
+}
+
+#[test]
+fn one_name_after_english_the_and_kin_after_a_cue() {
+    assert!(names("The Wilson tennis racket broke after a week.").is_empty());
+    assert_eq!(names("I'll ask Wilson tomorrow."), ["Wilson"]);
+    // `mari` (husband) after `c'est mon` is no name; the name after it is.
+    assert_eq!(
+        names("finalement c'est mon mari, Abdoulaye Ndiaye, qui viendra"),
+        ["Abdoulaye Ndiaye"]
+    );
 }
