@@ -64,34 +64,52 @@ impl NibbleTables {
         mask
     }
 
-    /// As [`Self::candidates_by_lane`], sixteen lanes at once.
+    /// The tables as vectors, loaded once for a scan.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     #[inline]
+    pub(super) fn vectors(&self) -> NibbleVectors {
+        let table = |t: &[u8; 16]| crate::simd_block::load(t);
+        NibbleVectors {
+            low: [
+                table(&self.low[0]),
+                table(&self.low[1]),
+                table(&self.low[2]),
+            ],
+            high: [
+                table(&self.high[0]),
+                table(&self.high[1]),
+                table(&self.high[2]),
+            ],
+        }
+    }
+}
+
+/// [`NibbleTables`] as `simd128` vectors (kept in registers through a scan).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(super) struct NibbleVectors {
+    low: [core::arch::wasm32::v128; 3],
+    high: [core::arch::wasm32::v128; 3],
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl NibbleVectors {
+    /// As [`NibbleTables::candidates_by_lane`], sixteen lanes at once.
+    #[inline(always)]
     pub(super) fn candidates(&self, block: &[u8; BLOCK_READ]) -> u16 {
         use core::arch::wasm32::{
             u8x16_bitmask, u8x16_eq, u8x16_shr, u8x16_splat, u8x16_swizzle, v128, v128_and,
         };
-        let table = |t: &[u8; 16]| {
-            let mut half = [0u8; 8];
-            half.copy_from_slice(&t[..8]);
-            let lo = u64::from_le_bytes(half);
-            half.copy_from_slice(&t[8..]);
-            core::arch::wasm32::u64x2(lo, u64::from_le_bytes(half))
-        };
-        let at = |from: usize| -> v128 {
-            let mut bytes = [0u8; BLOCK];
-            bytes.copy_from_slice(&block[from..from + BLOCK]);
-            crate::simd_block::load(&bytes)
-        };
         let nibble = u8x16_splat(15);
-        let mut buckets = u8x16_splat(u8::MAX);
-        for k in 0..3 {
-            let v = at(k);
-            let low = u8x16_swizzle(table(&self.low[k]), v128_and(v, nibble));
-            let high = u8x16_swizzle(table(&self.high[k]), u8x16_shr(v, 4));
-            buckets = v128_and(buckets, v128_and(low, high));
-        }
-        !u8x16_bitmask(u8x16_eq(buckets, u8x16_splat(0)))
+        let buckets = |k: usize| -> v128 {
+            let mut bytes = [0u8; BLOCK];
+            bytes.copy_from_slice(&block[k..k + BLOCK]);
+            let v = crate::simd_block::load(&bytes);
+            let low = u8x16_swizzle(self.low[k], v128_and(v, nibble));
+            let high = u8x16_swizzle(self.high[k], u8x16_shr(v, 4));
+            v128_and(low, high)
+        };
+        let all = v128_and(v128_and(buckets(0), buckets(1)), buckets(2));
+        !u8x16_bitmask(u8x16_eq(all, u8x16_splat(0)))
     }
 }
 
@@ -130,7 +148,7 @@ mod tests {
                 }
             }
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            prop_assert_eq!(tables.candidates(&block), mask);
+            prop_assert_eq!(tables.vectors().candidates(&block), mask);
         }
     }
 

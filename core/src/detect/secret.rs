@@ -217,7 +217,10 @@ impl PrefixIndex {
     /// its index in [`PREFIXES`] (the longest at the leftmost start).
     fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        return self.next_after_blocks(bytes, from, NibbleTables::candidates);
+        {
+            let vectors = self.blocks.vectors();
+            return self.next_after_blocks(bytes, from, |_, block| vectors.candidates(block));
+        }
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         self.next_by_words(bytes, from)
     }
