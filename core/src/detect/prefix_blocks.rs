@@ -44,10 +44,7 @@ impl NibbleTables {
     /// Bit `n` set: position `n` of `block` may begin a key (its three
     /// bytes are `block[n..n + 3]`). One lane at a time: the reference the
     /// vector form equals.
-    #[cfg_attr(
-        all(target_arch = "wasm32", target_feature = "simd128"),
-        allow(dead_code)
-    )]
+    #[cfg(test)]
     pub(super) fn candidates_by_lane(&self, block: &[u8; BLOCK_READ]) -> u16 {
         let mut mask = 0u16;
         for lane in 0..BLOCK {

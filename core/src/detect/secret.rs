@@ -215,13 +215,16 @@ impl PrefixIndex {
 
     /// The first prefix written at or after `from`: its start, its end and
     /// its index in [`PREFIXES`] (the longest at the leftmost start).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        {
-            let vectors = self.blocks.vectors();
-            return self.next_after_blocks(bytes, from, |_, block| vectors.candidates(block));
-        }
-        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        let vectors = self.blocks.vectors();
+        self.next_after_blocks(bytes, from, |_, block| vectors.candidates(block))
+    }
+
+    /// The first prefix written at or after `from`: its start, its end and
+    /// its index in [`PREFIXES`] (the longest at the leftmost start).
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
         self.next_by_words(bytes, from)
     }
 
