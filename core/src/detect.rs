@@ -29,6 +29,7 @@ mod iban;
 mod ip;
 mod person;
 mod phone;
+mod prefix_blocks;
 mod rules;
 mod secret;
 mod start_bits;

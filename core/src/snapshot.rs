@@ -6,6 +6,7 @@ mod entry_store;
 mod id_slots;
 mod index;
 mod retired_set;
+mod sorted_words;
 mod token_matcher;
 mod token_starts;
 

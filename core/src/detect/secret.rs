@@ -28,6 +28,7 @@
 //!   `hooks.zapier.com/hooks/catch/`: the id and token segments, not the
 //!   host.
 
+use super::prefix_blocks::{NibbleTables, BLOCK, BLOCK_READ};
 use super::start_bits::StartBits;
 use super::Finding;
 use crate::error::CoreError;
@@ -159,12 +160,16 @@ const PREFIXES: &[(&str, Body)] = &[
 /// load, a multiply and a bit test; in the filter's `.wasm` that is several
 /// times cheaper than an automaton's transitions (Aho-Corasick's SIMD
 /// prefilters do not exist for wasm), and a false start (prose holds `sec`,
-/// `out`, `dis`) costs a few byte compares.
+/// `out`, `dis`) costs a few byte compares. With `simd128` (the filter's
+/// `.wasm`) only the positions a block scan keeps ([`NibbleTables`]) are
+/// read so.
 struct PrefixIndex {
     /// Every prefix's key.
     starts: StartBits,
     /// Per key, sorted by key: indexes into [`PREFIXES`], longest first.
     by_key: Vec<(u32, Vec<usize>)>,
+    /// The keys by nibbles, for the block scan of the filter's `.wasm`.
+    blocks: NibbleTables,
 }
 
 /// The three bytes at the start of `four` as a key (the fourth ignored).
@@ -193,13 +198,73 @@ impl PrefixIndex {
                 crate::sort::sort_by_key(list, |&at| std::cmp::Reverse(PREFIXES[at].0.len()));
             }
             crate::sort::sort_by_key(&mut by_key, |(key, _)| *key);
-            PrefixIndex { starts, by_key }
+            let keys: Vec<[u8; 3]> = by_key
+                .iter()
+                .map(|(key, _)| {
+                    let [a, b, c, _] = key.to_le_bytes();
+                    [a, b, c]
+                })
+                .collect();
+            PrefixIndex {
+                starts,
+                by_key,
+                blocks: NibbleTables::new(keys.iter()),
+            }
         })
     }
 
     /// The first prefix written at or after `from`: its start, its end and
     /// its index in [`PREFIXES`] (the longest at the leftmost start).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+        let vectors = self.blocks.vectors();
+        self.next_after_blocks(bytes, from, |_, block| vectors.candidates(block))
+    }
+
+    /// The first prefix written at or after `from`: its start, its end and
+    /// its index in [`PREFIXES`] (the longest at the leftmost start).
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    fn next(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+        self.next_by_words(bytes, from)
+    }
+
+    /// [`Self::next`] sixteen positions at a step: only the positions
+    /// `candidates` keeps are checked (it keeps every one whose three bytes
+    /// are a key, [`NibbleTables`]); the last few bytes go by words.
+    #[cfg_attr(
+        not(all(target_arch = "wasm32", target_feature = "simd128")),
+        allow(dead_code)
+    )]
+    #[inline]
+    fn next_after_blocks(
+        &self,
+        bytes: &[u8],
+        from: usize,
+        candidates: impl Fn(&NibbleTables, &[u8; BLOCK_READ]) -> u16,
+    ) -> Option<(usize, usize, usize)> {
+        let mut at = from;
+        while let Some(block) = bytes.get(at..at + BLOCK_READ) {
+            let Ok(block) = <&[u8; BLOCK_READ]>::try_from(block) else {
+                break;
+            };
+            let mut kept = candidates(&self.blocks, block);
+            while kept != 0 {
+                let lane = kept.trailing_zeros() as usize;
+                kept &= kept - 1;
+                let key = u32::from_le_bytes([block[lane], block[lane + 1], block[lane + 2], 0]);
+                if self.starts.may_hold(key) {
+                    if let Some(found) = self.prefix_at(bytes, at + lane, key) {
+                        return Some(found);
+                    }
+                }
+            }
+            at += BLOCK;
+        }
+        self.next_by_words(bytes, at)
+    }
+
+    /// [`Self::next`] one position at a step.
+    fn next_by_words(&self, bytes: &[u8], from: usize) -> Option<(usize, usize, usize)> {
         let mut at = from;
         // Six positions from one eight-byte load while eight bytes remain.
         while at + 8 <= bytes.len() {
@@ -691,7 +756,12 @@ mod tests {
                     .try_find(&input)
                     .unwrap()
                     .map(|hit| (hit.start(), hit.end(), hit.pattern().as_usize()));
-                proptest::prop_assert_eq!(PrefixIndex::get().next(bytes, from), expected, "from {}", from);
+                let index = PrefixIndex::get();
+                proptest::prop_assert_eq!(index.next(bytes, from), expected, "from {}", from);
+                // The block scan with the one-lane candidates (the vector
+                // form runs in the filter's `.wasm`).
+                let blocks = index.next_after_blocks(bytes, from, NibbleTables::candidates_by_lane);
+                proptest::prop_assert_eq!(blocks, expected, "from {} (blocks)", from);
             }
         }
     }

@@ -12,11 +12,13 @@
 //! finds a word's end only where the pair filter lets a key start
 //! ([`super::token_starts`]). Keys that share a long prefix (thousands of
 //! `mario.rossi1…@` addresses) cost one hash per distinct length, never one
-//! comparison per key. Memory is 8 bytes a key (`hash << 32 | slot`) plus
-//! the lead lists and filters sized to the vault; `core/benches` compares
+//! comparison per key. Memory is 8 bytes a key (`hash << 32 | slot`) and
+//! half a byte a key of bucket starts ([`super::sorted_words`]) plus the
+//! lead lists and filters sized to the vault; `core/benches` compares
 //! it with an `aho-corasick` automaton over the same keys.
 
 use super::entry_store::Slot;
+use super::sorted_words::SortedWords;
 use super::token_starts::{for_each_start, for_each_start_where};
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
 
@@ -85,7 +87,7 @@ impl BitFilter {
 /// of other leads sharing those bits; each is only a candidate, checked by
 /// whole hash and bytes.
 #[derive(Default)]
-struct LensByLead(Vec<u64>);
+struct LensByLead(SortedWords);
 
 impl LensByLead {
     fn word(hash: u64, len: u16) -> u64 {
@@ -97,24 +99,18 @@ impl LensByLead {
         sort_words(&mut words);
         words.dedup();
         words.shrink_to_fit();
-        LensByLead(words)
+        LensByLead(SortedWords::from_sorted(words))
     }
 
     /// Files a length (once).
     fn insert(&mut self, hash: u64, len: u16) {
-        let word = Self::word(hash, len);
-        if let Err(at) = self.0.binary_search(&word) {
-            self.0.insert(at, word);
-        }
+        self.0.insert(Self::word(hash, len));
     }
 
     /// The words filed under `hash`'s top 48 bits, lengths ascending.
     #[inline]
     fn run(&self, hash: u64) -> &[u64] {
-        let from = self.0.partition_point(|w| *w < Self::word(hash, 0));
-        let run = &self.0[from..];
-        let to = run.partition_point(|w| (w ^ hash) >> 16 == 0);
-        &run[..to]
+        self.0.run(hash, 48)
     }
 
     /// Lengths of keys shorter than `ANCHOR` whose first token hashes to
@@ -134,7 +130,7 @@ impl LensByLead {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.0.capacity() * 8
+        self.0.heap_bytes()
     }
 }
 
@@ -145,12 +141,13 @@ fn len_of(word: u64) -> usize {
 }
 
 /// Slots filed under the top 32 bits of their key's hash, as sorted
-/// `hash << 32 | slot` words: 8 bytes a key. A run may hold slots of
+/// `hash << 32 | slot` words: 8 bytes a key (and half a byte of bucket
+/// starts, [`SortedWords`]). A run may hold slots of
 /// other keys whose hash shares those bits; every caller compares the
 /// key's bytes, and a run keeps its slots in ascending order, so the first
 /// slot whose key matches is the one a full 64-bit hash would give.
 #[derive(Default)]
-struct SlotsByHash(Vec<u64>);
+struct SlotsByHash(SortedWords);
 
 impl SlotsByHash {
     fn word(hash: u64, slot: Slot) -> u64 {
@@ -161,29 +158,21 @@ impl SlotsByHash {
     fn build(mut words: Vec<u64>) -> Self {
         sort_words(&mut words);
         words.shrink_to_fit();
-        SlotsByHash(words)
+        SlotsByHash(SortedWords::from_sorted(words))
     }
 
     fn insert(&mut self, hash: u64, slot: Slot) {
-        let word = Self::word(hash, slot);
-        if let Err(at) = self.0.binary_search(&word) {
-            self.0.insert(at, word);
-        }
+        self.0.insert(Self::word(hash, slot));
     }
 
     fn remove(&mut self, hash: u64, slot: Slot) {
-        if let Ok(at) = self.0.binary_search(&Self::word(hash, slot)) {
-            self.0.remove(at);
-        }
+        self.0.remove(Self::word(hash, slot));
     }
 
     /// The slots filed under `hash`'s top 32 bits, ascending.
     #[inline]
     fn get(&self, hash: u64) -> impl Iterator<Item = Slot> + '_ {
-        let from = self.0.partition_point(|w| *w < Self::word(hash, 0));
-        let run = &self.0[from..];
-        let to = run.partition_point(|w| (w ^ hash) >> 32 == 0);
-        run[..to].iter().map(|w| *w as Slot)
+        self.0.run(hash, 32).iter().map(|w| *w as Slot)
     }
 
     fn len(&self) -> usize {
@@ -191,7 +180,7 @@ impl SlotsByHash {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.0.capacity() * 8
+        self.0.heap_bytes()
     }
 }
 
