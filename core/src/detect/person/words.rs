@@ -4,7 +4,7 @@
 use super::cues::Cue;
 use super::fold::fold_into;
 use super::lexicon::{self, flag, lexicon};
-use super::swar::{ascii_lowercase, load_block, may_hold_capital, zero_bytes};
+use super::swar::{ascii_lowercase, load_block, load_short, may_hold_capital, zero_bytes};
 use super::{Case, Gap, NeverMask, Word};
 
 /// The longest particle, in bytes (`della`, `degli`, `dello`).
@@ -116,7 +116,7 @@ pub(super) fn read_words(
 /// Whether the first word after a `# lower` cue leaves the cue without a
 /// name whatever follows ([`super::cues::cued`] takes only a lower-case
 /// given name the lists know as nothing else, or one after an article).
-fn cannot_follow_lower_cue(word: &Word) -> bool {
+fn cannot_follow_lower_cue(word: &Pushed) -> bool {
     let may_be_a_name = word.strong() && word.is(flag::GIVEN);
     word.case == Case::Lower && !word.dot && !word.determiner && !may_be_a_name
 }
@@ -359,6 +359,30 @@ pub(super) fn next_letter(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// What the window loop reads of a word [`Reader::push`] read, apart from
+/// its [`Word`]: a whole `Word` read back right after its bytes were
+/// stored stalled every push (the loads waited for the stores, in a
+/// profile).
+#[derive(Clone, Copy)]
+struct Pushed {
+    dot: bool,
+    case: Case,
+    determiner: bool,
+    flags: u16,
+}
+
+impl Pushed {
+    /// As [`Word::is`].
+    fn is(&self, bits: u16) -> bool {
+        self.flags & bits != 0
+    }
+
+    /// As [`Word::strong`].
+    fn strong(&self) -> bool {
+        self.is(flag::GIVEN | flag::SURNAME) && !self.is(flag::AMBIGUOUS | flag::NOT_NAME)
+    }
+}
+
 /// Reads words into [`Word`]s, in text order.
 pub(super) struct Reader<'a> {
     text: &'a str,
@@ -372,7 +396,7 @@ pub(super) struct Reader<'a> {
 impl Reader<'_> {
     /// Reads the word `start..end`; its flags only when `look_up` or it is
     /// not in lower case.
-    fn push(&mut self, start: usize, end: usize, look_up: bool, folded: &mut String) -> Word {
+    fn push(&mut self, start: usize, end: usize, look_up: bool, folded: &mut String) -> Pushed {
         let text = self.text;
         let dot = text[end..].starts_with('.');
         let raw = &text[start..end];
@@ -439,7 +463,12 @@ impl Reader<'_> {
         };
         self.words.push(word);
         self.prev_end = end + usize::from(dot);
-        word
+        Pushed {
+            dot,
+            case,
+            determiner,
+            flags,
+        }
     }
 
     /// After a `# lower` cue whose first word cannot start a name (read
@@ -534,7 +563,7 @@ impl Reader<'_> {
         }
         const HIGH: u64 = 0x8080_8080_8080_8080;
         const ONES: u64 = 0x0101_0101_0101_0101;
-        let raw = load_block(name, 0) & (u64::MAX >> (64 - 8 * name.len()));
+        let raw = load_short(name);
         // Not ASCII, or a part's joiner (or, rarely, a byte next to one):
         // the general path.
         let joiner = zero_bytes(raw ^ (ONES * u64::from(b'-')))
