@@ -946,3 +946,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(Reader::flags_both_ways(&word, dot, &never).0, None);
     }
 }
+
+/// Texts of ASCII letters, digits, spaces, joiners, control bytes and
+/// multi-byte chars (two to four bytes, letters and not).
+fn mixed_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let chars = proptest::sample::select(vec![
+        'a', 'z', 'A', 'Z', 'm', 'Q', '@', '[', '`', '{', '0', '9', ' ', '\n', '\t', '\'', '-',
+        '.', '_', '\u{7f}', '\u{0}', 'é', 'É', 'ß', 'ü', '’', '\u{a0}', '日', '😀', 'Ω',
+    ]);
+    proptest::collection::vec(chars, 0..40).prop_map(|c| c.into_iter().collect())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn eight_byte_steps_read_as_one_byte_steps(text in mixed_text()) {
+        let bytes = text.as_bytes();
+        for at in 0..=bytes.len() {
+            let mut end = at;
+            while bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
+                end += 1;
+            }
+            proptest::prop_assert_eq!(swar::ascii_letters_end(bytes, at), end);
+            let short = &bytes[at..(at + 8).min(bytes.len())];
+            let mut block = [0u8; 8];
+            block[..short.len()].copy_from_slice(short);
+            proptest::prop_assert_eq!(swar::load_short(short), u64::from_le_bytes(block));
+            proptest::prop_assert_eq!(swar::load_block(bytes, at), u64::from_le_bytes(block));
+        }
+    }
+}

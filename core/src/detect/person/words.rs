@@ -4,7 +4,9 @@
 use super::cues::Cue;
 use super::fold::fold_into;
 use super::lexicon::{self, flag, lexicon};
-use super::swar::{ascii_lowercase, load_block, load_short, may_hold_capital, zero_bytes};
+use super::swar::{
+    ascii_letters_end, ascii_lowercase, load_block, load_short, may_hold_capital, zero_bytes,
+};
 use super::{Case, Gap, NeverMask, Word};
 
 /// The longest particle, in bytes (`della`, `degli`, `dello`).
@@ -299,15 +301,15 @@ pub(super) fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
     let mut at = start;
     let mut end = start;
     loop {
-        // ASCII letters, the most of any word, a byte at a step; an ASCII
-        // byte that is no letter and no joiner ends the word.
+        // ASCII letters, the most of any word, eight bytes at a step; an
+        // ASCII byte that is no letter and no joiner ends the word.
+        let letters_end = ascii_letters_end(bytes, at);
+        if letters_end > at {
+            at = letters_end;
+            end = at;
+        }
         match bytes.get(at) {
             None => break,
-            Some(b) if b.is_ascii_alphabetic() => {
-                at += 1;
-                end = at;
-                continue;
-            }
             Some(b'\'' | b'-' | b'.') => {}
             Some(b) if b.is_ascii() => break,
             Some(_) => {}
