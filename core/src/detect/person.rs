@@ -19,6 +19,7 @@
 //! under one ending in a comma is a sign-off. Titles, greetings and
 //! possessive endings are left out of the span.
 
+mod between;
 mod cues;
 mod fold;
 mod lexicon;
