@@ -21,7 +21,7 @@ pub(super) fn load_short(bytes: &[u8]) -> u64 {
             // Bytes 0..4 and n-4..n: where they overlap they agree.
             let low = u64::from(u32::from_le_bytes([a, b, c, d]));
             let high = u64::from(u32::from_le_bytes([e, f, g, h]));
-            low | high << (8 * (n - 4))
+            low | (high << (8 * (n - 4)))
         }
         _ => {
             // One to three bytes (none: zero): first, middle and last.
@@ -29,7 +29,7 @@ pub(super) fn load_short(bytes: &[u8]) -> u64 {
             if n == 0 {
                 return 0;
             }
-            at(0) | at(n / 2) << (8 * (n / 2)) | at(n - 1) << (8 * (n - 1))
+            at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1)))
         }
     }
 }
@@ -93,7 +93,7 @@ fn ascii_letters(x: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
-    let low = (x | ONES * 0x20) & LOW7;
+    let low = (x | (ONES * 0x20)) & LOW7;
     let at_least_a = low.wrapping_add(ONES * u64::from(0x80 - b'a'));
     let above_z = low.wrapping_add(ONES * u64::from(0x80 - b'z' - 1));
     at_least_a & !above_z & !x & HIGH
