@@ -19,6 +19,7 @@
 //! under one ending in a comma is a sign-off. Titles, greetings and
 //! possessive endings are left out of the span.
 
+mod between;
 mod cues;
 mod fold;
 mod lexicon;
@@ -156,54 +157,25 @@ pub(crate) fn warm_up() {
 /// the caller resolves).
 pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
     // Most texts a request carries are keys, roles, ids and lower-case
-    // prose: no capital and no cue, nothing to read.
+    // prose: no capital and no cue, nothing to read (and no buffer
+    // allocated: the cues' stays empty).
     let mut capitals = Capitals::new();
-    let capital = capitals.at_or_after(text, 0);
-    let may_cue = text.len() >= 3;
-    if capital.is_none() && !may_cue {
-        return;
-    }
-    let mut scratch = Scratch {
-        cues: Vec::new(),
-        // A window holds three words or so: no regrowth for most texts.
-        words: Vec::with_capacity(16),
-        folded: String::new(),
-    };
-    find_with(text, &mut capitals, never, &mut scratch, out);
-}
-
-/// The buffers `find` fills for a text.
-struct Scratch {
-    cues: Vec<cues::Cue>,
-    words: Vec<Word>,
-    folded: String,
-}
-
-fn find_with(
-    text: &str,
-    capitals: &mut Capitals,
-    never: &NeverMask,
-    scratch: &mut Scratch,
-    out: &mut Vec<Finding>,
-) {
-    let Scratch {
-        cues,
-        words,
-        folded,
-    } = scratch;
-    cues.clear();
+    let mut cues = Vec::new();
     if text.len() >= 3 {
-        cue_matches(text, cues);
+        cue_matches(text, &mut cues);
     }
     if capitals.at_or_after(text, 0).is_none() && cues.is_empty() {
         return;
     }
-    read_words(text, cues, capitals, never, folded, words);
+    // A window holds three words or so: no regrowth for most texts.
+    let mut words = Vec::with_capacity(16);
+    let mut folded = String::new();
+    read_words(text, &cues, &mut capitals, never, &mut folded, &mut words);
     if words.is_empty() {
         return;
     }
-    runs(text, words, out);
-    cued(text, cues, words, out);
+    runs(text, &words, out);
+    cued(text, &cues, &words, out);
 }
 
 #[cfg(test)]

@@ -16,12 +16,41 @@ use std::sync::OnceLock;
 pub(super) struct CueIndex {
     /// Every phrase's key.
     starts: StartBits,
-    /// Per key, sorted by key: the phrases that start with it.
-    by_key: Vec<(u32, Vec<CuePhrase>)>,
+    /// The keys, sorted (apart from their phrases: the search reads four
+    /// bytes a step).
+    keys: Box<[u32]>,
+    /// Per key of `keys`, the phrases that start with it.
+    phrases: Box<[Box<[CuePhrase]>]>,
 }
 
 /// A cue phrase in lower case, and what it takes.
-pub(super) type CuePhrase = (Box<[u8]>, CueStrength);
+pub(super) struct CuePhrase {
+    bytes: Box<[u8]>,
+    strength: CueStrength,
+    /// Its first eight bytes (fewer: zeros after) with the 0x20 bit of each
+    /// set, and the mask of its bytes among them: a text whose eight bytes
+    /// `| 0x20` differ under the mask cannot match (ASCII lower case changes
+    /// that bit only), one test before the bytes are compared.
+    head: u64,
+    mask: u64,
+}
+
+/// The 0x20 bit of every byte.
+const CASE_BITS: u64 = 0x2020_2020_2020_2020;
+
+impl CuePhrase {
+    fn new(bytes: Box<[u8]>, strength: CueStrength) -> Self {
+        let n = bytes.len().min(8);
+        let mask = if n == 0 { 0 } else { u64::MAX >> (64 - 8 * n) };
+        let head = (load_block(&bytes, 0) | CASE_BITS) & mask;
+        CuePhrase {
+            bytes,
+            strength,
+            head,
+            mask,
+        }
+    }
+}
 
 /// What the words after a cue phrase must be.
 #[derive(Clone, Copy)]
@@ -61,24 +90,26 @@ impl CueIndex {
         self.starts.may_hold(key).then_some(key)
     }
 
+    /// The longest phrase of `key` written at `at` (of equal ones, the
+    /// last listed).
     #[inline(never)]
     fn phrase_at(&self, bytes: &[u8], at: usize, key: u32) -> Option<(usize, CueStrength)> {
-        let rest = &bytes[at..];
-        let phrases = match self.by_key.binary_search_by_key(&key, |(k, _)| *k) {
-            Ok(found) => &self.by_key[found].1,
-            Err(_) => return None,
-        };
-        phrases
-            .iter()
-            .filter(|(phrase, _)| {
-                rest.len() >= phrase.len()
-                    && rest
-                        .iter()
-                        .zip(phrase.iter())
-                        .all(|(b, p)| b.to_ascii_lowercase() == *p)
-            })
-            .max_by_key(|(phrase, _)| phrase.len())
-            .map(|(phrase, strength)| (at + phrase.len(), *strength))
+        let rest = bytes.get(at..)?;
+        let found = self.keys.binary_search(&key).ok()?;
+        let head = load_block(rest, 0) | CASE_BITS;
+        let mut best: Option<&CuePhrase> = None;
+        for phrase in self.phrases.get(found)?.iter() {
+            let matches = head & phrase.mask == phrase.head
+                && rest.len() >= phrase.bytes.len()
+                && rest
+                    .iter()
+                    .zip(phrase.bytes.iter())
+                    .all(|(b, p)| b.to_ascii_lowercase() == *p);
+            if matches && best.is_none_or(|b| phrase.bytes.len() >= b.bytes.len()) {
+                best = Some(phrase);
+            }
+        }
+        best.map(|phrase| (at + phrase.bytes.len(), phrase.strength))
     }
 }
 
@@ -103,11 +134,23 @@ pub(super) fn cue_index() -> &'static CueIndex {
             let phrase: Box<[u8]> = cue.bytes().map(|b| b.to_ascii_lowercase()).collect();
             let lower = *weak && lower_cues.iter().any(|l| ends_with_phrase(&phrase, l));
             let strength = CueStrength { weak: *weak, lower };
-            by_key.entry(key).or_default().push((phrase, strength));
+            by_key
+                .entry(key)
+                .or_default()
+                .push(CuePhrase::new(phrase, strength));
         }
         let mut by_key: Vec<(u32, Vec<CuePhrase>)> = by_key.into_iter().collect();
         crate::sort::sort_by_key(&mut by_key, |(key, _)| *key);
-        CueIndex { starts, by_key }
+        let keys = by_key.iter().map(|(key, _)| *key).collect();
+        let phrases = by_key
+            .into_iter()
+            .map(|(_, phrases)| phrases.into_boxed_slice())
+            .collect();
+        CueIndex {
+            starts,
+            keys,
+            phrases,
+        }
     })
 }
 

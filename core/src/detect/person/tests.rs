@@ -1085,3 +1085,67 @@ fn one_name_after_english_the_and_kin_after_a_cue() {
         ["Abdoulaye Ndiaye"]
     );
 }
+
+/// Texts of ASCII letters, digits, spaces, joiners, punctuation, control
+/// bytes and multi-byte chars (two to four bytes: letters, spaces, dashes,
+/// marks and symbols).
+fn mixed_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let chars = proptest::sample::select(vec![
+        'a', 'z', 'A', 'Z', 'm', 'Q', '@', '[', '`', '{', '0', '9', ' ', '\n', '\t', '\'', '-',
+        '.', '_', '\u{7f}', '\u{0}', 'é', 'É', 'ß', 'ü', '’', '\u{a0}', '日', '😀', 'Ω', ',', ':',
+        '&', '!', '?', '\r', '\u{b}', '\u{c}', '•', '¿', '¡', '–', '—', '\u{85}', '\u{2003}',
+    ]);
+    proptest::collection::vec(chars, 0..40).prop_map(|c| c.into_iter().collect())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn eight_byte_steps_read_as_one_byte_steps(text in mixed_text()) {
+        let bytes = text.as_bytes();
+        for at in 0..=bytes.len() {
+            let mut end = at;
+            while bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
+                end += 1;
+            }
+            proptest::prop_assert_eq!(swar::ascii_letters_end(bytes, at), end);
+            let short = &bytes[at..(at + 8).min(bytes.len())];
+            let mut block = [0u8; 8];
+            block[..short.len()].copy_from_slice(short);
+            proptest::prop_assert_eq!(swar::load_short(short), u64::from_le_bytes(block));
+            proptest::prop_assert_eq!(swar::load_block(bytes, at), u64::from_le_bytes(block));
+        }
+    }
+}
+
+/// [`word_before`] as it read chars only (the reference of its byte steps).
+fn word_before_by_chars(text: &str, at: usize) -> Option<usize> {
+    let head = &text[..at];
+    let trimmed = head.trim_end_matches(|c: char| !c.is_alphabetic());
+    if trimmed.is_empty() || head.len() - trimmed.len() > 8 {
+        return None;
+    }
+    let word = trimmed
+        .trim_end_matches(|c: char| c.is_alphabetic() || matches!(c, '\'' | '’' | '-' | '.'));
+    let mut start = word.len();
+    while start < trimmed.len() && !text[start..].starts_with(|c: char| c.is_alphabetic()) {
+        start += text[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    (start < trimmed.len()).then_some(start)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn byte_steps_between_words_read_as_char_steps(text in mixed_text()) {
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            let head = &text[..at];
+            proptest::prop_assert_eq!(between::Between::of(head), between::Between::of_chars(head));
+            let tail = &text[at..];
+            proptest::prop_assert_eq!(between::Between::of(tail), between::Between::of_chars(tail));
+            proptest::prop_assert_eq!(between::head_len(&text, at), between::head_len_chars(head));
+            proptest::prop_assert_eq!(word_before(&text, at), word_before_by_chars(&text, at));
+        }
+    }
+}

@@ -1,10 +1,13 @@
 //! Reading words: where the windows around capitals and cues stand, each
 //! word's case, gap and list flags.
 
+use super::between::{head_len, Between};
 use super::cues::Cue;
 use super::fold::fold_into;
 use super::lexicon::{self, flag, lexicon};
-use super::swar::{ascii_lowercase, load_block, may_hold_capital, zero_bytes};
+use super::swar::{
+    ascii_letters_end, ascii_lowercase, load_block, load_short, may_hold_capital, zero_bytes,
+};
 use super::{Case, Gap, NeverMask, Word};
 
 /// The longest particle, in bytes (`della`, `degli`, `dello`).
@@ -116,7 +119,7 @@ pub(super) fn read_words(
 /// Whether the first word after a `# lower` cue leaves the cue without a
 /// name whatever follows ([`super::cues::cued`] takes only a lower-case
 /// given name the lists know as nothing else, or one after an article).
-fn cannot_follow_lower_cue(word: &Word) -> bool {
+fn cannot_follow_lower_cue(word: &Pushed) -> bool {
     let may_be_a_name = word.strong() && word.is(flag::GIVEN);
     word.case == Case::Lower && !word.dot && !word.determiner && !may_be_a_name
 }
@@ -275,14 +278,28 @@ pub(super) fn prev_is_letter(text: &str, at: usize) -> bool {
 /// Where the word before byte `at` starts (at most a few words' bytes
 /// back), if there is one.
 pub(super) fn word_before(text: &str, at: usize) -> Option<usize> {
-    let head = &text[..at];
-    let trimmed = head.trim_end_matches(|c: char| !c.is_alphabetic());
-    if trimmed.is_empty() || head.len() - trimmed.len() > 8 {
+    let trimmed = &text[..head_len(text, at)];
+    if trimmed.is_empty() || at - trimmed.len() > 8 {
         return None;
     }
-    let word = trimmed
-        .trim_end_matches(|c: char| c.is_alphabetic() || matches!(c, '\'' | '’' | '-' | '.'));
-    let mut start = word.len();
+    // Back over letters and joiners, a byte at a step while ASCII.
+    let bytes = trimmed.as_bytes();
+    let mut word_len = trimmed.len();
+    while let Some(&b) = bytes[..word_len].last() {
+        if b.is_ascii_alphabetic() || matches!(b, b'\'' | b'-' | b'.') {
+            word_len -= 1;
+            continue;
+        }
+        if !b.is_ascii() {
+            word_len = trimmed[..word_len]
+                .trim_end_matches(|c: char| {
+                    c.is_alphabetic() || matches!(c, '\'' | '’' | '-' | '.')
+                })
+                .len();
+        }
+        break;
+    }
+    let mut start = word_len;
     // Not from a joiner.
     while start < trimmed.len() && !text[start..].starts_with(|c: char| c.is_alphabetic()) {
         start += text[start..].chars().next().map_or(1, char::len_utf8);
@@ -299,15 +316,15 @@ pub(super) fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
     let mut at = start;
     let mut end = start;
     loop {
-        // ASCII letters, the most of any word, a byte at a step; an ASCII
-        // byte that is no letter and no joiner ends the word.
+        // ASCII letters, the most of any word, eight bytes at a step; an
+        // ASCII byte that is no letter and no joiner ends the word.
+        let letters_end = ascii_letters_end(bytes, at);
+        if letters_end > at {
+            at = letters_end;
+            end = at;
+        }
         match bytes.get(at) {
             None => break,
-            Some(b) if b.is_ascii_alphabetic() => {
-                at += 1;
-                end = at;
-                continue;
-            }
             Some(b'\'' | b'-' | b'.') => {}
             Some(b) if b.is_ascii() => break,
             Some(_) => {}
@@ -359,6 +376,30 @@ pub(super) fn next_letter(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// What the window loop reads of a word [`Reader::push`] read, apart from
+/// its [`Word`]: a whole `Word` read back right after its bytes were
+/// stored stalled every push (the loads waited for the stores, in a
+/// profile).
+#[derive(Clone, Copy)]
+struct Pushed {
+    dot: bool,
+    case: Case,
+    determiner: bool,
+    flags: u16,
+}
+
+impl Pushed {
+    /// As [`Word::is`].
+    fn is(&self, bits: u16) -> bool {
+        self.flags & bits != 0
+    }
+
+    /// As [`Word::strong`].
+    fn strong(&self) -> bool {
+        self.is(flag::GIVEN | flag::SURNAME) && !self.is(flag::AMBIGUOUS | flag::NOT_NAME)
+    }
+}
+
 /// Reads words into [`Word`]s, in text order.
 pub(super) struct Reader<'a> {
     text: &'a str,
@@ -372,7 +413,7 @@ pub(super) struct Reader<'a> {
 impl Reader<'_> {
     /// Reads the word `start..end`; its flags only when `look_up` or it is
     /// not in lower case.
-    fn push(&mut self, start: usize, end: usize, look_up: bool, folded: &mut String) -> Word {
+    fn push(&mut self, start: usize, end: usize, look_up: bool, folded: &mut String) -> Pushed {
         let text = self.text;
         let dot = text[end..].starts_with('.');
         let raw = &text[start..end];
@@ -389,35 +430,29 @@ impl Reader<'_> {
         let case = case_of(name);
         // What separates the word from the one before it in the text
         // (tokenised or not: the text between windows is not read).
-        let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
+        let head = head_len(text, start);
         // (After the dot of an initial or a title: the dot is the word's.)
-        let between = &text[head.len().max(self.prev_end.min(start))..start];
+        let between = &text[head.max(self.prev_end.min(start))..start];
+        let facts = Between::of(between);
         let last = self.words.last();
-        let gap = if self.prev_end < head.len() || self.words.is_empty() {
+        let gap = if self.prev_end < head || self.words.is_empty() {
             Gap::Break // the word before was not read
         } else {
             gap_of(between, last.is_some_and(|w| w.dot))
         };
-        let sentence_start = last.is_none()
-            || between
-                .bytes()
-                .any(|b| matches!(b, b'.' | b'!' | b'?' | b':' | b'\n'))
-            || (!between.is_ascii() && between.contains(['•', '¿', '¡']))
-            || last.is_some_and(|w| w.dot && w.case != Case::Initial);
+        let sentence_start =
+            last.is_none() || facts.stop || last.is_some_and(|w| w.dot && w.case != Case::Initial);
         let flags = if case == Case::Lower && !look_up {
             0
         } else {
             self.flags_of(name, dot, folded)
         };
         let determiner = case == Case::Lower && flags & flag::DETERMINER != 0;
-        let after_colon = between.trim_end().ends_with(':');
-        let soft_break = !between.is_empty()
-            && between
-                .chars()
-                .all(|c| c.is_whitespace() || matches!(c, ',' | '-' | '–' | '—'));
-        let line_start = between.contains('\n') || start == 0;
-        let under_comma = line_start && between.trim_end().ends_with(',');
-        let amp_before = between.contains('&');
+        let after_colon = facts.after_colon;
+        let soft_break = facts.soft;
+        let line_start = facts.newline || start == 0;
+        let under_comma = line_start && facts.after_comma;
+        let amp_before = facts.amp;
         let conjunction =
             case == Case::Lower && name.len() <= CONJUNCTION_BYTES && CONJUNCTIONS.contains(&name);
         let word = Word {
@@ -439,7 +474,12 @@ impl Reader<'_> {
         };
         self.words.push(word);
         self.prev_end = end + usize::from(dot);
-        word
+        Pushed {
+            dot,
+            case,
+            determiner,
+            flags,
+        }
     }
 
     /// After a `# lower` cue whose first word cannot start a name (read
@@ -510,8 +550,7 @@ impl Reader<'_> {
         // In lower case: no capital starts before its end (the letter that
         // decides a word's case starts it or follows an elision).
         let lower = capital.is_none_or(|c| c >= end);
-        let head = text[..start].trim_end_matches(|c: char| !c.is_alphabetic());
-        lower && head.len() > window_end
+        lower && head_len(text, start) > window_end
     }
 
     /// What the lists say `name` is (`folded` is its folded form after,
@@ -534,7 +573,7 @@ impl Reader<'_> {
         }
         const HIGH: u64 = 0x8080_8080_8080_8080;
         const ONES: u64 = 0x0101_0101_0101_0101;
-        let raw = load_block(name, 0) & (u64::MAX >> (64 - 8 * name.len()));
+        let raw = load_short(name);
         // Not ASCII, or a part's joiner (or, rarely, a byte next to one):
         // the general path.
         let joiner = zero_bytes(raw ^ (ONES * u64::from(b'-')))
