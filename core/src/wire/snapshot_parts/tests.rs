@@ -173,16 +173,16 @@ fn damaged_manifests_and_parts_are_refused() {
     assert!(scrub_part(damaged[0].clone(), &HashSet::new(), 8).is_err());
 }
 
-/// `split_windowed` over `bytes`, with every window read recorded.
-fn windowed(
-    bytes: &[u8],
-    part_bytes: usize,
-    tag: u64,
-) -> (
+/// What a windowed split gave: the manifest, the parts put, and the
+/// length of every window read.
+type Windowed = (
     Result<SnapshotManifest, SplitError<()>>,
     Vec<Vec<u8>>,
     Vec<usize>,
-) {
+);
+
+/// `split_windowed` over `bytes`, with every window read recorded.
+fn windowed(bytes: &[u8], part_bytes: usize, tag: u64) -> Windowed {
     let mut parts = Vec::new();
     let mut reads = Vec::new();
     let manifest = split_windowed(
