@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 pub mod compact_snapshot;
+pub mod snapshot_parts;
 pub use compact_snapshot::{
     decode_snapshot, encode_snapshot, is_compact_snapshot, scrub_compact_snapshot, CompactSnapshot,
     SNAPSHOT_MEDIA_TYPE,

@@ -251,6 +251,38 @@ impl Gateway {
         pending.len()
     }
 
+    /// The shared snapshot in its compact form, joined from its manifest
+    /// (`latet.v1.snapshot`) and parts (`latet.v1.snapshot.<n>`) as a
+    /// worker reads it (`None`: absent, emptied, torn or unreadable).
+    pub fn shared_snapshot(&self) -> Option<Vec<u8>> {
+        use latet_core::wire::snapshot_parts::{join_snapshot, SnapshotManifest};
+        let (bytes, _) = self.host.shared_data(VM_ID, "latet.v1.snapshot")?;
+        let manifest = SnapshotManifest::parse(&bytes).ok()?;
+        join_snapshot(&manifest, |i| {
+            Some(
+                self.host
+                    .shared_data(VM_ID, &format!("latet.v1.snapshot.{i}"))?
+                    .0,
+            )
+        })
+        .ok()
+    }
+
+    /// Every shared-data key that may hold values: the snapshot's
+    /// manifest and every part present among the first 4,096, the events
+    /// and the state.
+    pub fn value_keys(&self) -> Vec<String> {
+        let mut keys = vec!["latet.v1.snapshot".to_string()];
+        for i in 0..4096 {
+            let key = format!("latet.v1.snapshot.{i}");
+            if self.host.shared_data(VM_ID, &key).is_some() {
+                keys.push(key);
+            }
+        }
+        keys.extend(["latet.v1.events".to_string(), "latet.v1.state".to_string()]);
+        keys
+    }
+
     /// The published feed position (`latet.v1.state`'s `seq`).
     pub fn published_seq(&self) -> Option<u64> {
         let (bytes, _) = self.host.shared_data(VM_ID, "latet.v1.state")?;

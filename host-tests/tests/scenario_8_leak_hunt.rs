@@ -212,8 +212,8 @@ fn after_a_forget_no_vm_memory_holds_the_value_or_its_old_surrogate() {
             }
         }
     }
-    for key in ["latet.v1.snapshot", "latet.v1.events", "latet.v1.state"] {
-        if let Some((bytes, _)) = host.shared_data(VM_ID, key) {
+    for key in gw.value_keys() {
+        if let Some((bytes, _)) = host.shared_data(VM_ID, &key) {
             for (label, needle) in &needles {
                 for at in find_all(&bytes, needle) {
                     found.push(format!(

@@ -97,8 +97,8 @@ fn a_deleted_key_empties_every_worker_and_its_requests_are_refused() {
             }
         }
     }
-    for key in ["latet.v1.snapshot", "latet.v1.events", "latet.v1.state"] {
-        if let Some((bytes, _)) = host.shared_data(VM_ID, key) {
+    for key in gw.value_keys() {
+        if let Some((bytes, _)) = host.shared_data(VM_ID, &key) {
             for (label, needle) in [("value", VALUE), ("surrogate", surrogate.as_str())] {
                 if hits(&bytes, needle.as_bytes()) > 0 {
                     found.push(format!("shared data {key}: {label}"));

@@ -64,6 +64,15 @@ pub struct FakeHost {
     pub body_reads: RefCell<Vec<usize>>,
     /// Every call into this host, counted by [`Host`] method name.
     pub host_calls: RefCell<BTreeMap<&'static str, u64>>,
+    /// The body of the callout being called back, as
+    /// [`Host::callout_body`] reads it.
+    pub callout_body: RefCell<Vec<u8>>,
+    /// The length of each [`Host::callout_body`] read, in order.
+    pub callout_body_reads: RefCell<Vec<usize>>,
+    /// Runs before each shared-data read, with its key (another VM writing
+    /// in between this VM's reads).
+    #[allow(clippy::type_complexity)]
+    pub before_shared_get: RefCell<Option<Box<dyn FnMut(&str)>>>,
 }
 
 impl FakeHost {
@@ -88,6 +97,9 @@ impl FakeHost {
             shared_reads: RefCell::default(),
             body_reads: RefCell::default(),
             host_calls: RefCell::default(),
+            callout_body: RefCell::default(),
+            callout_body_reads: RefCell::default(),
+            before_shared_get: RefCell::default(),
         }
     }
 
@@ -208,6 +220,11 @@ impl Host for FakeHost {
 
     fn shared_get(&self, key: &str) -> Result<(Option<Vec<u8>>, Option<u32>), HostError> {
         self.called("shared_get");
+        let hook = self.before_shared_get.borrow_mut().take();
+        if let Some(mut hook) = hook {
+            hook(key);
+            *self.before_shared_get.borrow_mut() = Some(hook);
+        }
         self.shared_reads.borrow_mut().push(key.to_string());
         Ok(match self.envoy.shared.borrow().get(key) {
             Some((value, cas)) => (Some(value.clone()), Some(*cas)),
@@ -292,6 +309,13 @@ impl Host for FakeHost {
     fn callout_answer(&self, _body_size: usize) -> CalloutAnswer {
         self.called("callout_answer");
         CalloutAnswer::default()
+    }
+
+    fn callout_body(&self, start: usize, len: usize) -> Option<Vec<u8>> {
+        self.called("callout_body");
+        self.callout_body_reads.borrow_mut().push(len);
+        let body = self.callout_body.borrow();
+        body.get(start..start.checked_add(len)?).map(<[u8]>::to_vec)
     }
 
     fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError> {

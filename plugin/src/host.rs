@@ -39,6 +39,10 @@ pub struct CalloutAnswer {
     pub body: Vec<u8>,
     /// The `etag` header, if the answer had one (the snapshot's).
     pub etag: Option<String>,
+    /// Bytes of the body after `body` not read into the VM (0: `body` is
+    /// the whole body); read with [`Host::callout_body`] while the answer
+    /// is being called back.
+    pub body_left: usize,
 }
 
 /// One HTTP callout to make.
@@ -94,6 +98,9 @@ pub trait Host {
     fn dispatch(&self, callout: &Callout<'_>) -> Result<u32, HostError>;
     /// The answer of the callout being called back (`body_size` bytes).
     fn callout_answer(&self, body_size: usize) -> CalloutAnswer;
+    /// Bytes `start..start + len` of the body of the callout being called
+    /// back (`None`: not available).
+    fn callout_body(&self, start: usize, len: usize) -> Option<Vec<u8>>;
 
     fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError>;
     fn metric_increment(&self, id: u32, by: i64);

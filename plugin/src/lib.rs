@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod poller;
 pub mod reply;
 pub mod shared;
+pub mod shared_snapshot;
 pub mod sync_root;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]

@@ -17,14 +17,16 @@ use crate::host::{Callout, CalloutAnswer, Host, Level};
 use crate::metrics::{Metric, Metrics};
 use crate::reply::Refusal;
 use crate::shared::{
-    clear_snapshot_tag, read_events, read_lease, read_list, read_snapshot, read_snapshot_tag,
-    read_state, write_json, write_snapshot_tag, write_sync_cause, SnapshotTag, EVENTS_KEY,
-    QUEUES_KEY, SNAPSHOT_KEY, STATE_KEY,
+    clear_snapshot_tag, read_events, read_lease, read_list, read_snapshot_tag, read_state,
+    write_json, write_snapshot_tag, write_sync_cause, SnapshotTag, EVENTS_KEY, QUEUES_KEY,
+    STATE_KEY,
 };
+use crate::shared_snapshot::{clear_snapshot, write_snapshot, write_snapshot_windowed, PART_BYTES};
 use latet_core::feed::{
-    append_feed_events, next_call, plan_feed_answer, scrub_snapshot, FeedAnswerPlan, FeedGap,
-    NextCall, PublishedState,
+    append_feed_events, next_call, plan_feed_answer, FeedAnswerPlan, FeedGap, NextCall,
+    PublishedState,
 };
+use latet_core::wire::snapshot_parts::{split_windowed, SplitError};
 use latet_core::wire::{
     control_refusal, encode_snapshot, is_compact_snapshot, parse_feed_answer, parse_snapshot,
     CompactSnapshot, ControlRefusal, EntryId, Event, SNAPSHOT_MEDIA_TYPE,
@@ -36,6 +38,10 @@ use std::rc::Rc;
 pub const SNAPSHOT_PATH: &str = "/_latet/gateway/v1/snapshot";
 pub const EVENTS_PATH: &str = "/_latet/gateway/v1/events";
 pub const ENTRIES_PATH: &str = "/_latet/gateway/v1/entries";
+
+/// The bytes of a callout answer the sync service reads at once; a longer
+/// compact snapshot is read in windows of a part, any other answer whole.
+pub const ANSWER_HEAD_BYTES: usize = 64 * 1024;
 
 /// The longest wait between retries after failures.
 const MAX_BACKOFF_MS: u64 = 30_000;
@@ -65,6 +71,8 @@ pub struct Poller {
     /// The ETag sent with the snapshot call in flight: a 304 keeps the
     /// shared snapshot only while its tag is still this one.
     sent_tag: Option<String>,
+    /// Bytes of entries in each part of the shared snapshot.
+    part_bytes: usize,
 }
 
 impl Poller {
@@ -79,7 +87,15 @@ impl Poller {
             failures: 0,
             published_cause: None,
             sent_tag: None,
+            part_bytes: PART_BYTES,
         }
+    }
+
+    /// The same poller writing parts of about `part_bytes` (tests: many
+    /// parts from a small vault).
+    pub fn with_part_bytes(mut self, part_bytes: usize) -> Self {
+        self.part_bytes = part_bytes;
+        self
     }
 
     /// The lease holder name.
@@ -183,6 +199,25 @@ impl Poller {
             // Another poller took over: publishing now could race it.
             return true;
         }
+        // Only a compact snapshot is read in windows; any other answer
+        // not read whole yet is read whole now.
+        let whole;
+        let answer = if answer.body_left > 0
+            && !(kind == InFlight::Snapshot
+                && answer.status == 200
+                && is_compact_snapshot(&answer.body))
+        {
+            let total = answer.body.len() + answer.body_left;
+            whole = CalloutAnswer {
+                status: answer.status,
+                body: host.callout_body(0, total).unwrap_or_default(),
+                etag: answer.etag.clone(),
+                body_left: 0,
+            };
+            &whole
+        } else {
+            answer
+        };
         match control_refusal(answer.status, &answer.body) {
             Some(ControlRefusal::KeyDeleted) => {
                 self.publish_key_deleted(host);
@@ -228,6 +263,9 @@ impl Poller {
             return true;
         }
         let published = match kind {
+            InFlight::Snapshot if answer.body_left > 0 => {
+                self.publish_snapshot_windowed(host, metrics, answer)
+            }
             InFlight::Snapshot => {
                 self.publish_snapshot(host, metrics, &answer.body, answer.etag.as_deref())
             }
@@ -294,7 +332,7 @@ impl Poller {
         let state = PublishedState::key_deleted(before.as_ref(), host.now_ms());
         // Emptied first: a worker never reads a deleted key's values again.
         let emptied = clear_snapshot_tag(host).is_ok()
-            && host.shared_set(SNAPSHOT_KEY, b"", None).is_ok()
+            && clear_snapshot(host).is_ok()
             && write_json(host, EVENTS_KEY, &Vec::<Event>::new(), None).is_ok();
         if !emptied || write_json(host, STATE_KEY, &state, None).is_err() {
             host.log(
@@ -350,7 +388,7 @@ impl Poller {
         // Tag emptied, then the snapshot, its tag, its (empty) events, and
         // the state record last.
         if clear_snapshot_tag(host).is_err()
-            || host.shared_set(SNAPSHOT_KEY, compact, None).is_err()
+            || write_snapshot(host, compact, self.part_bytes).is_err()
         {
             return false;
         }
@@ -371,6 +409,63 @@ impl Poller {
             &format!(
                 "latet sync: snapshot published at seq {seq} ({entries} entries, {} bytes)",
                 compact.len()
+            ),
+        );
+        true
+    }
+
+    /// Publishes a compact snapshot answer read in windows
+    /// ([`crate::shared_snapshot::write_snapshot_windowed`]): every byte is
+    /// read and checked once before anything is written, then again as the
+    /// parts are cut and written. The VM holds the head, a window and a
+    /// part at most, never the whole body.
+    fn publish_snapshot_windowed(
+        &mut self,
+        host: &dyn Host,
+        metrics: &Metrics,
+        answer: &CalloutAnswer,
+    ) -> bool {
+        let total = answer.body.len() + answer.body_left;
+        let read = |start: usize, len: usize| host.callout_body(start, len);
+        let checked = split_windowed(total, self.part_bytes, 0, read, |_, _| {
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let (seq, entries) = match checked.map(|m| (m.seq(), m.entry_count())) {
+            Ok((Ok(seq), entries)) => (seq, entries),
+            Ok((Err(err), _)) | Err(SplitError::Bad(err)) => {
+                host.log(
+                    Level::Error,
+                    &format!("latet sync: snapshot refused: {err}"),
+                );
+                return false;
+            }
+            Err(_) => {
+                host.log(
+                    Level::Warn,
+                    "latet sync: snapshot answer could not be read from the host",
+                );
+                return false;
+            }
+        };
+        if clear_snapshot_tag(host).is_err()
+            || write_snapshot_windowed(host, total, self.part_bytes, read).is_err()
+        {
+            return false;
+        }
+        if let Some(etag) = &answer.etag {
+            let tag = SnapshotTag {
+                etag: etag.clone(),
+                seq,
+            };
+            let _ = write_snapshot_tag(host, &tag);
+        }
+        if !self.publish_at_snapshot(host, metrics, seq) {
+            return false;
+        }
+        host.log(
+            Level::Info,
+            &format!(
+                "latet sync: snapshot published at seq {seq} ({entries} entries, {total} bytes, read in windows)"
             ),
         );
         true
@@ -477,21 +572,11 @@ impl Poller {
         // left behind is harmless: the forget moved the service's `seq`, so
         // the tag never matches again.)
         let _ = clear_snapshot_tag(host);
-        let Some(bytes) = read_snapshot(host) else {
-            return;
-        };
-        let outcome = match scrub_snapshot(bytes, forgotten) {
-            Ok(Some(scrubbed)) => host
-                .shared_set(SNAPSHOT_KEY, &scrubbed, None)
-                .map_err(|err| format!("{err:?}")),
-            Ok(None) => Ok(()),
-            Err(err) => Err(err.to_string()),
-        };
-        if let Err(reason) = outcome {
+        if let Err(err) = crate::shared_snapshot::scrub_snapshot(host, forgotten) {
             host.log(
                 Level::Warn,
                 &format!(
-                    "latet sync: shared snapshot not rewritten after a forget ({reason}); taking a new one"
+                    "latet sync: shared snapshot not rewritten after a forget ({err:?}); taking a new one"
                 ),
             );
             self.need_snapshot = true;

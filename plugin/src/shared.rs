@@ -6,8 +6,10 @@ use crate::host::{Host, HostError};
 use latet_core::wire::Event;
 use serde::{Deserialize, Serialize};
 
-/// The snapshot in its compact form (`latet_core::wire::compact_snapshot`)
-/// as the control service sent it, rewritten in place by each forget.
+/// The manifest of the snapshot in parts
+/// ([`crate::shared_snapshot`]: the compact form as the control service
+/// sent it, in runs of entries under `latet.v1.snapshot.<n>`), rewritten
+/// without the forgotten entries by each forget.
 pub const SNAPSHOT_KEY: &str = "latet.v1.snapshot";
 /// [`SnapshotTag`]: the ETag of the shared snapshot while it is the bytes
 /// the control service tagged; emptied before the snapshot is scrubbed or
@@ -103,11 +105,6 @@ pub fn read_events(host: &dyn Host) -> Vec<Event> {
         Ok((Some(bytes), _)) => serde_json::from_slice(&bytes).unwrap_or_default(),
         _ => Vec::new(),
     }
-}
-
-/// Reads the shared snapshot bytes.
-pub fn read_snapshot(host: &dyn Host) -> Option<Vec<u8>> {
-    host.shared_get(SNAPSHOT_KEY).ok()?.0
 }
 
 /// Reads the lease and its CAS token.

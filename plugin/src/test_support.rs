@@ -3,7 +3,7 @@
 
 use crate::config::FilterConfig;
 use crate::fake_host::FakeHost;
-use crate::shared::{SharedState, EVENTS_KEY, SNAPSHOT_KEY, STATE_KEY};
+use crate::shared::{SharedState, EVENTS_KEY, STATE_KEY};
 use latet_core::keyed_hash::{retired_hash, Hash128};
 use latet_core::kind::Kind;
 use latet_core::text::lead_bucket;
@@ -107,11 +107,34 @@ pub fn publish(
     entries: Vec<Entry>,
     events: &[Event],
 ) {
-    host.put_shared(
-        SNAPSHOT_KEY,
-        &snapshot_compact(snapshot_seq, generation, entries),
-    );
+    put_snapshot(host, &snapshot_compact(snapshot_seq, generation, entries));
     publish_events(host, snapshot_seq, events);
+}
+
+/// Writes a compact snapshot to shared data in parts, as the poller does.
+pub fn put_snapshot(host: &FakeHost, compact: &[u8]) {
+    crate::shared_snapshot::write_snapshot(host, compact, crate::shared_snapshot::PART_BYTES)
+        .unwrap();
+}
+
+/// The shared snapshot joined from its parts, as a worker reads it.
+pub fn shared_snapshot(host: &FakeHost) -> Option<Vec<u8>> {
+    crate::shared_snapshot::read_snapshot(host)
+}
+
+/// Every shared-data value under the snapshot's keys (manifest and parts),
+/// with its key, for scans that no byte of a value is left.
+pub fn snapshot_values(host: &FakeHost) -> Vec<(String, Vec<u8>)> {
+    host.envoy
+        .shared
+        .borrow()
+        .iter()
+        .filter(|(key, _)| {
+            key.strip_prefix(crate::shared::SNAPSHOT_KEY)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+        .map(|(key, (value, _))| (key.clone(), value.clone()))
+        .collect()
 }
 
 /// Publishes events (after a snapshot at `snapshot_seq`) and the state.

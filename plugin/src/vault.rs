@@ -13,7 +13,8 @@
 //! this module reads the shared copies and owns the caches.
 
 use crate::host::{Host, Level};
-use crate::shared::{read_events, read_snapshot, read_state};
+use crate::shared::{read_events, read_state};
+use crate::shared_snapshot::read_snapshot;
 use latet_core::detect::Detectors;
 use latet_core::feed::{self, FeedFollower};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};

@@ -143,7 +143,18 @@ impl Host for WasmHost {
         let etag = hostcalls::get_map_value(MapType::HttpCallResponseHeaders, "etag")
             .ok()
             .flatten();
-        CalloutAnswer { status, body, etag }
+        CalloutAnswer {
+            status,
+            body,
+            etag,
+            body_left: 0,
+        }
+    }
+
+    fn callout_body(&self, start: usize, len: usize) -> Option<Vec<u8>> {
+        hostcalls::get_buffer(BufferType::HttpCallResponseBody, start, len)
+            .ok()
+            .flatten()
     }
 
     fn metric_define(&self, kind: MetricKind, name: &str) -> Result<u32, HostError> {

@@ -14,7 +14,7 @@ use latet_filter::config::FilterConfig;
 use latet_filter::exchange::Exchange;
 use latet_filter::host::{Callout, CalloutAnswer, Flow, Host, HostError, Level, MetricKind};
 use latet_filter::metrics::Metrics;
-use latet_filter::shared::{SharedState, EVENTS_KEY, SNAPSHOT_KEY, STATE_KEY};
+use latet_filter::shared::{SharedState, EVENTS_KEY, STATE_KEY};
 use latet_filter::vault::WorkerVault;
 use latet_filter::worker::Worker;
 use std::cell::{Cell, RefCell};
@@ -103,6 +103,10 @@ impl Host for TestHost {
     }
     fn callout_answer(&self, _body_size: usize) -> CalloutAnswer {
         CalloutAnswer::default()
+    }
+
+    fn callout_body(&self, _start: usize, _len: usize) -> Option<Vec<u8>> {
+        None
     }
     fn metric_define(&self, _kind: MetricKind, name: &str) -> Result<u32, HostError> {
         let mut metrics = self.metrics.borrow_mut();
@@ -214,7 +218,12 @@ fn publish(host: &TestHost, events: &[Event]) {
     };
     // The compact form, as the poller keeps it.
     let compact = latet_core::wire::encode_snapshot(&snapshot).unwrap();
-    host.shared_set(SNAPSHOT_KEY, &compact, None).unwrap();
+    latet_filter::shared_snapshot::write_snapshot(
+        host,
+        &compact,
+        latet_filter::shared_snapshot::PART_BYTES,
+    )
+    .unwrap();
     host.shared_set(EVENTS_KEY, &serde_json::to_vec(events).unwrap(), None)
         .unwrap();
     let state = SharedState {
@@ -430,6 +439,7 @@ fn new_values_with_a_garbage_or_failed_entries_answer_are_refused_or_redacted() 
                 status: *status,
                 body: answer.to_vec(),
                 etag: None,
+                body_left: 0,
             };
             // An empty answer makes the filter ask again (a bounded number
             // of times): answer each the same way.
@@ -498,6 +508,7 @@ fn an_entries_answer_from_before_a_forget_is_not_used() {
             status: 200,
             body: serde_json::to_vec(&stale).unwrap(),
             etag: None,
+            body_left: 0,
         },
     );
     assert_eq!(host.callouts.borrow().len(), 2, "the stale answer was used");
@@ -525,6 +536,7 @@ fn an_entries_answer_from_before_a_forget_is_not_used() {
             status: 200,
             body: serde_json::to_vec(&fresh).unwrap(),
             etag: None,
+            body_left: 0,
         },
     );
     let out = String::from_utf8(host.request_body.borrow().clone()).unwrap();
@@ -697,12 +709,15 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
     host.now_ms.set(1_000_000);
     let config = Rc::new(config_with(""));
     let metrics = Metrics::define(&host);
-    let mut poller = Poller::new(Rc::clone(&config), "sync".into(), "latet".into());
+    // Parts of one entry each: the snapshot lies in several parts.
+    let mut poller =
+        Poller::new(Rc::clone(&config), "sync".into(), "latet".into()).with_part_bytes(1);
     assert!(lease::hold(&host, "sync", config.lease_ms));
     let answer = |body: Vec<u8>| CalloutAnswer {
         status: 200,
         body,
         etag: None,
+        body_left: 0,
     };
     let last_token = |host: &TestHost| host.callouts.borrow().last().unwrap().0;
     let new_worker = || {
@@ -756,7 +771,11 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
         last_token(&host),
         &answer(serde_json::to_vec(&feed).unwrap()),
     );
-    for key in [SNAPSHOT_KEY, EVENTS_KEY] {
+    // Every key: the snapshot's manifest and parts, the events.
+    let keys: Vec<String> = host.shared.borrow().keys().cloned().collect();
+    assert!(keys.iter().any(|k| k == "latet.v1.snapshot.2"), "{keys:?}");
+    // (Every key, the counters and tags included: none may hold a value.)
+    for key in &keys {
         let (bytes, _) = host.shared_get(key).unwrap();
         let text = String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned();
         for gone in ["Mario Rossi", "Laura Bianchi", "Carla Verdi", "Anna Neri"] {

@@ -200,6 +200,14 @@ impl<'a> CompactSnapshot<'a> {
     /// retired surrogates, kinds, and the entry count (against the bytes
     /// left).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, CoreError> {
+        Self::parse_head(bytes, bytes.len())
+    }
+
+    /// [`Self::parse`] over the first bytes of a snapshot of `total`
+    /// bytes: the head must lie in `bytes`, the entry count is checked
+    /// against `total`. Only the head's fields may be read from the result
+    /// (its entries lie beyond `bytes`).
+    pub(crate) fn parse_head(bytes: &'a [u8], total: usize) -> Result<Self, CoreError> {
         let mut r = Reader { bytes, pos: 0 };
         let magic = r.take(SNAPSHOT_MAGIC.len(), "magic")?;
         if magic != SNAPSHOT_MAGIC {
@@ -222,7 +230,7 @@ impl<'a> CompactSnapshot<'a> {
             kinds.push(kind);
         }
         let count_offset = r.pos;
-        let entry_count = r.count("entries", MIN_ENTRY_BYTES)?;
+        let entry_count = r.count_until("entries", MIN_ENTRY_BYTES, total.max(bytes.len()))?;
         Ok(CompactSnapshot {
             generation,
             seq,
@@ -244,6 +252,44 @@ impl<'a> CompactSnapshot<'a> {
     /// How many retired surrogates it holds.
     pub fn retired_count(&self) -> usize {
         self.retired.len() / RETIRED_BYTES
+    }
+
+    /// Everything before the entry count (magic through kinds), byte-exact.
+    pub(crate) fn head_bytes(&self) -> &'a [u8] {
+        &self.bytes[..self.count_offset]
+    }
+
+    /// The entries' bytes as they lie (not yet checked: read them with
+    /// [`Self::entries`]).
+    pub(crate) fn entry_bytes(&self) -> &'a [u8] {
+        &self.bytes[self.entries_offset..]
+    }
+
+    /// Where the first entry starts.
+    pub(crate) fn entries_offset(&self) -> usize {
+        self.entries_offset
+    }
+
+    /// The entries of a window of the snapshot's bytes: `window` starts at
+    /// an entry, and `left` entries are still to come in the snapshot.
+    /// Entries read from it are checked as [`Self::entries`] checks them;
+    /// their offsets are the window's. No check that nothing follows the
+    /// last one (the caller knows where the snapshot ends).
+    pub(crate) fn entries_in<'w>(
+        &self,
+        window: &'w [u8],
+        left: usize,
+    ) -> impl Iterator<Item = Result<EntryView<'_, 'w>, CoreError>> {
+        CompactEntries {
+            kinds: &self.kinds,
+            reader: Reader {
+                bytes: window,
+                pos: 0,
+            },
+            left,
+            done: false,
+        }
+        .take(left)
     }
 
     /// The kinds table entries index into.
@@ -459,17 +505,26 @@ impl<'a> Reader<'a> {
     /// A count of items of at least `min_bytes` each, checked against the
     /// bytes left.
     fn count(&mut self, field: &str, min_bytes: usize) -> Result<usize, CoreError> {
+        self.count_until(field, min_bytes, self.bytes.len())
+    }
+
+    /// [`Self::count`] against the bytes left before `end` (the end of a
+    /// snapshot of which `bytes` are the first).
+    fn count_until(
+        &mut self,
+        field: &str,
+        min_bytes: usize,
+        end: usize,
+    ) -> Result<usize, CoreError> {
         let start = self.pos;
         let count = self.varint(field)?;
+        let left = end - self.pos;
         match usize::try_from(count) {
-            Ok(n) if n.checked_mul(min_bytes).is_some_and(|b| b <= self.left()) => Ok(n),
+            Ok(n) if n.checked_mul(min_bytes).is_some_and(|b| b <= left) => Ok(n),
             _ => Err(self.error_at(
                 start,
                 field,
-                &format!(
-                    "count {count} needs at least {min_bytes} bytes each, {} left",
-                    self.left()
-                ),
+                &format!("count {count} needs at least {min_bytes} bytes each, {left} left"),
             )),
         }
     }

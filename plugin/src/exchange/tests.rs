@@ -213,6 +213,7 @@ fn entries_answer(generation: u64) -> CalloutAnswer {
         status: 200,
         body: serde_json::to_vec(&answer).unwrap(),
         etag: None,
+        body_left: 0,
     }
 }
 
@@ -254,11 +255,13 @@ fn failure_modes_reject_or_redact() {
             status: 503,
             body: vec![],
             etag: None,
+            body_left: 0,
         },
         CalloutAnswer {
             status: 200,
             body: b"garbage".to_vec(),
             etag: None,
+            body_left: 0,
         },
     ];
     for answer in failures {
@@ -587,6 +590,7 @@ fn no_log_line_holds_a_value() {
             status: 500,
             body: vec![],
             etag: None,
+            body_left: 0,
         },
     );
     let mut ex = Exchange::new(worker_with(&host, ""));
@@ -1014,6 +1018,7 @@ fn the_entries_callout_is_timed_from_dispatch_to_answer() {
         status: 503,
         body: vec![],
         etag: None,
+        body_left: 0,
     };
     ex.on_callout(&host, token, &answer);
     assert_eq!(
@@ -1086,6 +1091,7 @@ fn refused_entries_calls_are_named_by_their_cause() {
             status,
             body: body.to_vec(),
             etag: None,
+            body_left: 0,
         };
         ex.on_callout(&host, token, &answer);
         let replies = host.replies.borrow();
@@ -1183,6 +1189,7 @@ fn entries_for(request: &EntriesRequest, all: &[latet_core::wire::Entry]) -> Cal
         status: 200,
         body: serde_json::to_vec(&answer).unwrap(),
         etag: None,
+        body_left: 0,
     }
 }
 

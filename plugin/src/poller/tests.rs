@@ -1,9 +1,9 @@
 use super::*;
 use crate::fake_host::{FakeEnvoy, FakeHost};
 use crate::lease;
-use crate::shared::{LEASE_KEY, QUEUES_KEY};
+use crate::shared::{LEASE_KEY, QUEUES_KEY, SNAPSHOT_KEY};
 use crate::test_support::*;
-use latet_core::wire::FeedAnswer;
+use latet_core::wire::{Entry, FeedAnswer};
 
 fn poller(holder: &str) -> (Poller, Metrics) {
     (
@@ -17,6 +17,7 @@ fn ok(body: Vec<u8>) -> CalloutAnswer {
         status: 200,
         body,
         etag: None,
+        body_left: 0,
     }
 }
 
@@ -118,12 +119,13 @@ fn a_forget_rewrites_the_shared_snapshot_and_added_events_without_the_value() {
     };
     p.on_answer(&host, &m, call.token, &ok(feed(5, vec![forget.clone()])));
     assert_eq!(read_events(&host), vec![added(4, vec![]), forget]);
-    let snapshot =
-        latet_core::wire::decode_snapshot(&host.shared_value(SNAPSHOT_KEY).unwrap()).unwrap();
+    let snapshot = latet_core::wire::decode_snapshot(&shared_snapshot(&host).unwrap()).unwrap();
     assert_eq!(snapshot.entries, vec![giulia()]);
     assert_eq!(snapshot.seq, 3, "still the snapshot's own position");
-    for key in [SNAPSHOT_KEY, EVENTS_KEY] {
-        let text = String::from_utf8_lossy(&host.shared_value(key).unwrap()).into_owned();
+    let mut values = snapshot_values(&host);
+    values.push((EVENTS_KEY.into(), host.shared_value(EVENTS_KEY).unwrap()));
+    for (key, value) in values {
+        let text = String::from_utf8_lossy(&value).into_owned();
         for gone in ["Mario Rossi", "Laura Bianchi", "Carla Verdi", "Anna Neri"] {
             assert!(!text.contains(gone), "{key} still holds an entry");
         }
@@ -256,6 +258,7 @@ fn refused_calls_publish_their_cause_and_keep_the_cached_vault() {
             status,
             body: body.to_vec(),
             etag: None,
+            body_left: 0,
         };
         assert!(p.on_answer(&host, &m, call.token, &answer));
         assert_eq!(read_sync_cause(&host), Some(cause), "status {status}");
@@ -266,7 +269,7 @@ fn refused_calls_publish_their_cause_and_keep_the_cached_vault() {
         );
         // The cached vault stays published.
         assert_eq!(read_state(&host).unwrap().seq, 3);
-        assert!(read_snapshot(&host).is_some_and(|s| !s.is_empty()));
+        assert!(shared_snapshot(&host).is_some_and(|s| !s.is_empty()));
     }
     // An answer clears the cause.
     host.advance(60_000);
@@ -304,13 +307,10 @@ fn the_snapshot_is_asked_compact_and_kept_as_it_came_with_its_tag() {
         status: 200,
         body: compact.clone(),
         etag: Some("\"c1-k1-g1-s7\"".into()),
+        body_left: 0,
     };
     p.on_answer(&host, &m, call.token, &answer);
-    assert_eq!(
-        host.shared_value(SNAPSHOT_KEY).unwrap(),
-        compact,
-        "as it came"
-    );
+    assert_eq!(shared_snapshot(&host).unwrap(), compact, "as it came");
     assert_eq!(
         read_snapshot_tag(&host),
         Some(SnapshotTag {
@@ -341,7 +341,7 @@ fn the_snapshot_is_asked_compact_and_kept_as_it_came_with_its_tag() {
         ..CalloutAnswer::default()
     };
     assert!(p.on_answer(&host, &m, call.token, &unchanged));
-    assert_eq!(host.shared_value(SNAPSHOT_KEY).unwrap(), compact);
+    assert_eq!(shared_snapshot(&host).unwrap(), compact);
     let state = read_state(&host).unwrap();
     assert_eq!((state.seq, state.snapshot_seq), (7, 7));
     assert_eq!(state.feed_answered_at_ms, host.now_ms_value());
@@ -363,10 +363,11 @@ fn a_json_snapshot_is_kept_compact_and_a_garbled_one_is_refused() {
         status: 200,
         body: snapshot_json(4, 1, vec![mario()]),
         etag: Some("\"json-k1-g1-s4\"".into()),
+        body_left: 0,
     };
     p.on_answer(&host, &m, call.token, &answer);
     assert_eq!(
-        host.shared_value(SNAPSHOT_KEY).unwrap(),
+        shared_snapshot(&host).unwrap(),
         snapshot_compact(4, 1, vec![mario()])
     );
     assert_eq!(read_snapshot_tag(&host), None, "the tag named the JSON");
@@ -379,7 +380,7 @@ fn a_json_snapshot_is_kept_compact_and_a_garbled_one_is_refused() {
     cut.pop();
     p.on_answer(&host, &m, call.token, &ok(cut));
     assert_eq!(read_state(&host), None);
-    assert!(read_snapshot(&host).is_none());
+    assert!(shared_snapshot(&host).is_none());
     assert!(host.all_logs().contains("snapshot refused"));
     assert!(!host.all_logs().contains("Mario"));
 }
@@ -406,11 +407,16 @@ fn a_forget_scrubs_the_compact_shared_snapshot_and_drops_its_tag() {
         call.token,
         &ok(feed(4, vec![forgotten(4, &mario(), 2)])),
     );
-    let shared = host.shared_value(SNAPSHOT_KEY).unwrap();
+    let shared = shared_snapshot(&host).unwrap();
     // Byte-exact: what a fresh encoding of the vault without Mario gives.
     assert_eq!(shared, snapshot_compact(3, 1, vec![giulia()]));
-    let text = String::from_utf8_lossy(&shared);
-    assert!(!text.contains("Mario Rossi") && !text.contains("Laura Bianchi"));
+    for (key, value) in snapshot_values(&host) {
+        let text = String::from_utf8_lossy(&value);
+        assert!(
+            !text.contains("Mario Rossi") && !text.contains("Laura Bianchi"),
+            "{key} still holds Mario"
+        );
+    }
     assert_eq!(read_snapshot_tag(&host), None);
     // A worker rebuilding from it never sees Mario.
     let mut v = crate::vault::WorkerVault::new(
@@ -420,4 +426,166 @@ fn a_forget_scrubs_the_compact_shared_snapshot_and_drops_its_tag() {
     assert!(v.catch_up(&host).current);
     assert!(v.index().by_value("Mario Rossi").is_none());
     assert!(v.index().by_value("Giulia Neri").is_some());
+}
+
+/// The snapshot in several parts: a forget rewrites the parts holding the
+/// forgotten entries (and only them), every worker reads the scrubbed one,
+/// and a deleted key empties the manifest and every part.
+#[test]
+fn a_snapshot_in_parts_is_scrubbed_part_by_part_and_emptied_with_its_key() {
+    let host = FakeHost::alone();
+    let (p, m) = poller("sync");
+    let mut p = p.with_part_bytes(1);
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    let carla = entry(
+        3,
+        "Carla Verdi",
+        "Anna Neri",
+        latet_core::kind::Kind::Name,
+        1,
+    );
+    let all = vec![mario(), giulia(), carla.clone()];
+    p.on_answer(&host, &m, call.token, &ok(snapshot_compact(3, 1, all)));
+    assert_eq!(
+        snapshot_values(&host)
+            .iter()
+            .filter(|(key, v)| key.as_str() != SNAPSHOT_KEY && !v.is_empty())
+            .count(),
+        3,
+        "one part an entry"
+    );
+    let before = snapshot_values(&host);
+    let call = host.last_callout().unwrap();
+    p.on_answer(
+        &host,
+        &m,
+        call.token,
+        &ok(feed(4, vec![forgotten(4, &mario(), 2)])),
+    );
+    assert_eq!(
+        shared_snapshot(&host).unwrap(),
+        snapshot_compact(3, 1, vec![giulia(), carla])
+    );
+    let after = snapshot_values(&host);
+    let changed: Vec<&str> = after
+        .iter()
+        .zip(&before)
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a.0.as_str())
+        .collect();
+    assert_eq!(changed, [SNAPSHOT_KEY, "latet.v1.snapshot.0"]);
+    for (key, value) in &after {
+        let text = String::from_utf8_lossy(value);
+        assert!(
+            !text.contains("Mario Rossi") && !text.contains("Laura Bianchi"),
+            "{key}"
+        );
+    }
+    // The key is deleted: nothing of the vault is left in shared data.
+    let call = host.last_callout().unwrap();
+    let gone = CalloutAnswer {
+        status: 410,
+        body: br#"{"error":"key_deleted","message":"m"}"#.to_vec(),
+        etag: None,
+        body_left: 0,
+    };
+    p.on_answer(&host, &m, call.token, &gone);
+    assert!(read_state(&host).unwrap().key_deleted);
+    for (key, value) in snapshot_values(&host) {
+        assert!(value.is_empty(), "{key} still holds bytes");
+    }
+}
+
+/// A compact snapshot answer the VM was handed only the head of (the sync
+/// service's glue reads large answers in windows): it is checked whole,
+/// then published in parts read a window at a time, and a damaged one is
+/// refused before anything is written.
+#[test]
+fn a_snapshot_read_in_windows_is_published_in_parts_and_a_damaged_one_is_not() {
+    let people: Vec<Entry> = (1..=200)
+        .map(|i| {
+            entry(
+                i,
+                &format!("Person Number {i:03}"),
+                &format!("Alias Number {i:03}"),
+                latet_core::kind::Kind::Name,
+                1,
+            )
+        })
+        .collect();
+    let compact = snapshot_compact(9, 1, people);
+    let windowed = |body: &[u8]| CalloutAnswer {
+        status: 200,
+        body: body[..64].to_vec(),
+        etag: Some("\"c1-k1-g1-s9\"".into()),
+        body_left: body.len() - 64,
+    };
+    let host = FakeHost::alone();
+    let (p, m) = poller("sync");
+    let mut p = p.with_part_bytes(300);
+    // An earlier snapshot is published; a damaged answer leaves it whole.
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    p.on_answer(
+        &host,
+        &m,
+        call.token,
+        &ok(snapshot_compact(2, 1, vec![mario()])),
+    );
+    host.advance(1_000);
+    let call = host.last_callout().unwrap();
+    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
+        version: 1,
+        oldest: 1,
+        head: 9,
+    })
+    .unwrap();
+    p.on_answer(&host, &m, call.token, &ok(required));
+    let call = host.last_callout().unwrap();
+    let mut damaged = compact.clone();
+    damaged.pop();
+    *host.callout_body.borrow_mut() = damaged.clone();
+    let before = snapshot_values(&host);
+    p.on_answer(&host, &m, call.token, &windowed(&damaged));
+    assert_eq!(snapshot_values(&host), before, "nothing written");
+    assert_eq!(
+        shared_snapshot(&host).unwrap(),
+        snapshot_compact(2, 1, vec![mario()])
+    );
+    assert!(host.all_logs().contains("snapshot refused"));
+    // The whole answer, read in windows.
+    host.advance(60_000);
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header(":path"), Some(SNAPSHOT_PATH));
+    *host.callout_body.borrow_mut() = compact.clone();
+    host.callout_body_reads.borrow_mut().clear();
+    p.on_answer(&host, &m, call.token, &windowed(&compact));
+    assert_eq!(shared_snapshot(&host).unwrap(), compact);
+    let state = read_state(&host).unwrap();
+    assert_eq!((state.seq, state.snapshot_seq), (9, 9));
+    assert_eq!(
+        crate::shared::read_snapshot_tag(&host).map(|t| t.seq),
+        Some(9)
+    );
+    let reads = host.callout_body_reads.borrow().clone();
+    assert!(reads.len() > 10, "{reads:?}");
+    assert!(
+        reads.iter().all(|len| *len <= 4096 && *len < compact.len()),
+        "{reads:?}"
+    );
+    assert!(snapshot_values(&host).len() > 5, "in parts");
+    // Any other answer handed in part is read whole (a feed answer).
+    let call = host.last_callout().unwrap();
+    let events = feed(10, vec![forgotten(10, &mario(), 2)]);
+    *host.callout_body.borrow_mut() = events.clone();
+    let answer = CalloutAnswer {
+        status: 200,
+        body: events[..10].to_vec(),
+        etag: None,
+        body_left: events.len() - 10,
+    };
+    p.on_answer(&host, &m, call.token, &answer);
+    assert_eq!(read_state(&host).unwrap().seq, 10);
 }

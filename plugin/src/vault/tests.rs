@@ -1,6 +1,7 @@
 use super::*;
 use crate::fake_host::FakeHost;
 use crate::shared::SNAPSHOT_KEY;
+use crate::shared_snapshot::part_key;
 use crate::test_support::*;
 use latet_core::mask::MaskStats;
 
@@ -124,7 +125,7 @@ fn a_snapshot_reload_never_moves_the_index_back() {
     assert_eq!(v.index().seq(), 2);
     // A half-written publication: an older snapshot and state ahead with
     // events missing. Reloading would bring Mario back: refused.
-    host.put_shared(SNAPSHOT_KEY, &snapshot_compact(1, 1, vec![mario()]));
+    put_snapshot(&host, &snapshot_compact(1, 1, vec![mario()]));
     publish_events(&host, 1, &[added(5, vec![])]);
     let done = v.catch_up(&host);
     assert!(!done.current && !done.snapshot_loaded, "{done:?}");
@@ -142,9 +143,10 @@ fn a_reload_drops_the_old_index_first_and_a_damaged_snapshot_leaves_it_empty() {
     // A gap, and the shared snapshot at 10 readable up to its last entry:
     // the old index was dropped before the build, which fails. The vault
     // is empty and not ready (requests refused), never the old index.
-    let mut damaged = snapshot_compact(10, 2, vec![giulia()]);
+    put_snapshot(&host, &snapshot_compact(10, 2, vec![giulia()]));
+    let mut damaged = host.shared_value(&part_key(0)).unwrap();
     damaged.pop();
-    host.put_shared(SNAPSHOT_KEY, &damaged);
+    host.put_shared(&part_key(0), &damaged);
     publish_events(&host, 10, &[added(11, vec![])]);
     let done = v.catch_up(&host);
     assert!(!done.current && !done.snapshot_loaded, "{done:?}");
