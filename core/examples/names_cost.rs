@@ -50,7 +50,7 @@ fn mbps(texts: &[String], detectors: &Detectors) -> f64 {
     bytes as f64 / runs[runs.len() / 2].as_secs_f64() / 1e6
 }
 
-fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     let seconds: f64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())

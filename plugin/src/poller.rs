@@ -392,6 +392,22 @@ impl Poller {
         {
             return false;
         }
+        let read = format!("{} bytes", compact.len());
+        self.finish_snapshot(host, metrics, etag, seq, entries as u64, &read)
+    }
+
+    /// After a snapshot's bytes are in shared data: its tag (when the
+    /// service sent one), its position published, and the log line
+    /// (`read` says how much was read and how).
+    fn finish_snapshot(
+        &mut self,
+        host: &dyn Host,
+        metrics: &Metrics,
+        etag: Option<&str>,
+        seq: u64,
+        entries: u64,
+        read: &str,
+    ) -> bool {
         if let Some(etag) = etag {
             let tag = SnapshotTag {
                 etag: etag.to_string(),
@@ -406,10 +422,7 @@ impl Poller {
         }
         host.log(
             Level::Info,
-            &format!(
-                "latet sync: snapshot published at seq {seq} ({entries} entries, {} bytes)",
-                compact.len()
-            ),
+            &format!("latet sync: snapshot published at seq {seq} ({entries} entries, {read})"),
         );
         true
     }
@@ -452,23 +465,8 @@ impl Poller {
         {
             return false;
         }
-        if let Some(etag) = &answer.etag {
-            let tag = SnapshotTag {
-                etag: etag.clone(),
-                seq,
-            };
-            let _ = write_snapshot_tag(host, &tag);
-        }
-        if !self.publish_at_snapshot(host, metrics, seq) {
-            return false;
-        }
-        host.log(
-            Level::Info,
-            &format!(
-                "latet sync: snapshot published at seq {seq} ({entries} entries, {total} bytes, read in windows)"
-            ),
-        );
-        true
+        let read = format!("{total} bytes, read in windows");
+        self.finish_snapshot(host, metrics, answer.etag.as_deref(), seq, entries, &read)
     }
 
     /// A 304: the shared snapshot is still the vault's state. It is

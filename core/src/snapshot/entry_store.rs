@@ -13,7 +13,7 @@ use super::retired_set::RetiredSet;
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::wipe::wipe;
-use crate::wire::compact_snapshot::{put_bytes, put_varint};
+use crate::wire::compact_snapshot::{get_varint, put_bytes, put_varint};
 use crate::wire::{CompactSnapshot, Entry, EntryId};
 
 /// The position of an entry in the store. Stable while the entry lives; a
@@ -59,22 +59,8 @@ struct Record<'a> {
     end: usize,
 }
 
-/// A varint written by this store or checked when the snapshot was read.
-fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
-}
-
 fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
-    let len = usize::try_from(varint_at(bytes, pos)?).ok()?;
+    let len = usize::try_from(get_varint(bytes, pos)?).ok()?;
     let out = bytes.get(*pos..pos.checked_add(len)?)?;
     *pos += len;
     Some(out)
@@ -88,8 +74,8 @@ fn id_at(bytes: &[u8], at: usize) -> Option<EntryId> {
 fn record_at(bytes: &[u8], at: usize) -> Option<Record<'_>> {
     let id = id_at(bytes, at)?;
     let mut pos = at + 16;
-    let kind = varint_at(bytes, &mut pos)?;
-    let generation = varint_at(bytes, &mut pos)?;
+    let kind = get_varint(bytes, &mut pos)?;
+    let generation = get_varint(bytes, &mut pos)?;
     let value = bytes_at(bytes, &mut pos)?;
     let surrogate = bytes_at(bytes, &mut pos)?;
     Some(Record {

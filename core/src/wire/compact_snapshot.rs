@@ -561,6 +561,23 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The LEB128 varint at `*pos`, moving `*pos` past it; `None` when the
+/// bytes end first or it runs past 64 bits. For bytes this crate wrote or
+/// already checked (the strict reader is [`Reader`]'s).
+#[inline]
+pub(crate) fn get_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*pos)?;
+        *pos += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);

@@ -21,7 +21,7 @@
 //! read in the middle of one is [`JoinError::Torn`] and the reader tries
 //! again. Writers write the parts, then the manifest.
 
-use super::compact_snapshot::{put_bytes, put_varint, CompactSnapshot, SNAPSHOT_MAGIC};
+use super::compact_snapshot::{get_varint, put_bytes, put_varint, CompactSnapshot, SNAPSHOT_MAGIC};
 use super::{scrub_compact_snapshot, EntryId, WIRE_VERSION};
 use crate::error::CoreError;
 use crate::wipe::wipe;
@@ -68,7 +68,7 @@ impl SnapshotManifest {
             .strip_prefix(&MANIFEST_MAGIC)
             .ok_or_else(|| bad("not a manifest"))?;
         let mut pos = 0;
-        let count = varint(rest, &mut pos).ok_or_else(|| bad("part count cut short"))?;
+        let count = get_varint(rest, &mut pos).ok_or_else(|| bad("part count cut short"))?;
         // Each part takes at least three bytes.
         let count = usize::try_from(count)
             .ok()
@@ -76,7 +76,7 @@ impl SnapshotManifest {
             .ok_or_else(|| bad("part count exceeds the bytes"))?;
         let mut parts = Vec::with_capacity(count);
         for _ in 0..count {
-            let mut next = || varint(rest, &mut pos).ok_or_else(|| bad("part cut short"));
+            let mut next = || get_varint(rest, &mut pos).ok_or_else(|| bad("part cut short"));
             parts.push(PartInfo {
                 tag: next()?,
                 entries: next()?,
@@ -344,7 +344,7 @@ fn split_part(part: &[u8]) -> Result<(u64, &[u8]), CoreError> {
     let bad = || CoreError::Wire("snapshot part: not a part".into());
     let rest = part.strip_prefix(&PART_MAGIC).ok_or_else(bad)?;
     let mut pos = 0;
-    let tag = varint(rest, &mut pos).ok_or_else(bad)?;
+    let tag = get_varint(rest, &mut pos).ok_or_else(bad)?;
     Ok((tag, &rest[pos..]))
 }
 
@@ -452,19 +452,6 @@ pub fn scrub_part(
         entry_bytes: compact.entry_bytes().len() as u64,
     };
     Ok(Some((out, info)))
-}
-
-fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
