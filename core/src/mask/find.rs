@@ -492,3 +492,97 @@ pub(crate) fn replacements(
     result.used.dedup();
     result
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod broken_surrogates_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The form `drop_broken_surrogates` had on 82d9b85 (surrogates ×
+    /// spans × surrogates), the reference the fast form must equal.
+    fn reference(scratch: &Scratch) -> Vec<(usize, usize)> {
+        let inside = |(f_start, f_end): (usize, usize), (start, end): (usize, usize)| {
+            start <= f_start && f_end <= end && (start, end) != (f_start, f_end)
+        };
+        let spans: Vec<(usize, usize)> = scratch
+            .findings
+            .iter()
+            .filter(|f| f.slot.is_none())
+            .map(|f| (f.start, f.end))
+            .chain(scratch.vault.iter().map(|m| (m.start, m.end)))
+            .collect();
+        let is_ours = |span: (usize, usize)| {
+            scratch.surrogates.iter().any(|s| (s.start, s.end) == span)
+                || scratch.retired.contains(&span)
+        };
+        let mut intact: Vec<(usize, usize)> = scratch.intact.clone();
+        for round in 0..=4 {
+            let kept = |span: (usize, usize)| !intact.iter().any(|&s| inside(span, s));
+            let breaks = |span: (usize, usize), (start, end): (usize, usize)| {
+                span.0 < end
+                    && start < span.1
+                    && !inside(span, (start, end))
+                    && span != (start, end)
+            };
+            let broken: Vec<(usize, usize)> = intact
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    spans
+                        .iter()
+                        .any(|&span| !is_ours(span) && kept(span) && breaks(span, s))
+                })
+                .collect();
+            if broken.is_empty() {
+                break;
+            }
+            if round == 4 {
+                intact.clear();
+                break;
+            }
+            intact.retain(|s| !broken.contains(s));
+        }
+        crate::sort::sort(&mut intact);
+        intact
+    }
+
+    fn span() -> impl Strategy<Value = (usize, usize)> {
+        (0usize..40, 1usize..12).prop_map(|(s, l)| (s, s + l))
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_form_equals_the_reference(
+            surrogates in proptest::collection::vec(span(), 0..8),
+            retired in proptest::collection::vec(span(), 0..4),
+            findings in proptest::collection::vec(span(), 0..8),
+            vault in proptest::collection::vec(span(), 0..8),
+            copy_ours in proptest::collection::vec(0usize..12, 0..3),
+        ) {
+            let mut scratch = Scratch::default();
+            let ours: Vec<(usize, usize)> = surrogates.iter().chain(&retired).copied().collect();
+            scratch.surrogates = surrogates
+                .iter()
+                .map(|&(start, end)| VaultMatch { start, end, slot: 0 })
+                .collect();
+            scratch.retired = retired.clone();
+            scratch.findings = findings
+                .iter()
+                // Some findings are one of our surrogates exactly.
+                .chain(copy_ours.iter().filter_map(|&i| ours.get(i)))
+                .map(|&(start, end)| Finding { kind: Kind::Name, start, end, slot: None })
+                .collect();
+            scratch.vault = vault
+                .iter()
+                .map(|&(start, end)| VaultMatch { start, end, slot: 0 })
+                .collect();
+            scratch.intact = ours.clone();
+            let expected = reference(&scratch);
+            scratch.drop_broken_surrogates();
+            let mut got = scratch.intact.clone();
+            crate::sort::sort(&mut got);
+            prop_assert_eq!(got, expected);
+        }
+    }
+}
