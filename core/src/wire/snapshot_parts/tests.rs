@@ -293,6 +293,9 @@ fn a_manifest_claiming_huge_parts_is_refused_without_a_panic() {
             .collect();
         let lying = SnapshotManifest::parse(&lying.encode()).unwrap();
         let joined = std::panic::catch_unwind(|| join(&lying, &parts).is_err());
-        assert!(matches!(joined, Ok(true)), "a lying manifest panicked or joined");
+        assert!(
+            matches!(joined, Ok(true)),
+            "a lying manifest panicked or joined"
+        );
     }
 }
