@@ -473,7 +473,12 @@ impl Poller {
     /// published again at its position, as a fresh answer would be.
     fn republish_snapshot(&mut self, host: &dyn Host, metrics: &Metrics) -> bool {
         let sent = self.sent_tag.take();
-        let Some(tag) = read_snapshot_tag(host).filter(|t| Some(&t.etag) == sent.as_ref()) else {
+        // Kept only while it is a manifest a worker can read (an earlier
+        // build's form, left in shared data across a plugin reload, is not).
+        let readable = crate::shared_snapshot::read_manifest(host).is_some();
+        let Some(tag) =
+            read_snapshot_tag(host).filter(|t| readable && Some(&t.etag) == sent.as_ref())
+        else {
             host.log(
                 Level::Warn,
                 "latet sync: snapshot answered 304 but the shared snapshot is no longer the one tagged; taking a new one",

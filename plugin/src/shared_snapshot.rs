@@ -168,7 +168,8 @@ fn raise_parts_high(host: &dyn Host, count: usize) -> Result<(), WriteError> {
 /// Rewrites every shared part that holds one of `forgotten` without it
 /// (retagged), then the manifest; false when no part held one. Every part
 /// is scrubbed even when one cannot be read or written (the caller then
-/// takes a new snapshot, which replaces them all).
+/// takes a new snapshot, which replaces them all); a part, or a manifest,
+/// that cannot be read is emptied (with every part, for the manifest).
 pub fn scrub_snapshot(host: &dyn Host, forgotten: &HashSet<EntryId>) -> Result<bool, WriteError> {
     let bytes = host.shared_get(SNAPSHOT_KEY)?.0.filter(|b| !b.is_empty());
     let Some(bytes) = bytes else {
@@ -176,13 +177,27 @@ pub fn scrub_snapshot(host: &dyn Host, forgotten: &HashSet<EntryId>) -> Result<b
         clear_parts_from(host, 0)?;
         return Ok(false);
     };
-    let mut manifest = SnapshotManifest::parse(&bytes).map_err(|_| WriteError::Unreadable)?;
+    let Ok(mut manifest) = SnapshotManifest::parse(&bytes) else {
+        // Unreadable (damaged, or a whole snapshot of an earlier build):
+        // no reader can use it, and it may hold the forgotten values;
+        // emptied with every part (the caller takes a new snapshot).
+        clear_snapshot(host)?;
+        return Err(WriteError::Unreadable);
+    };
     let tag = next_counter(host, PUBLICATION_KEY).ok_or(WriteError::NoTag)?;
     let mut failed = None;
     let mut rewritten = false;
     for i in 0..manifest.parts.len() {
-        let Some(part) = read_part(host, i) else {
+        // A part that cannot be read serves no reader and may hold a
+        // forgotten value: emptied.
+        let empty = |failed: &mut Option<WriteError>| {
             failed.get_or_insert(WriteError::Unreadable);
+            if let Err(err) = host.shared_set(&part_key(i), b"", None) {
+                *failed = Some(WriteError::Host(err));
+            }
+        };
+        let Some(part) = read_part(host, i) else {
+            empty(&mut failed);
             continue;
         };
         match scrub_part(part, forgotten, tag) {
@@ -196,9 +211,7 @@ pub fn scrub_snapshot(host: &dyn Host, forgotten: &HashSet<EntryId>) -> Result<b
                     failed.get_or_insert(WriteError::Host(err));
                 }
             },
-            Err(_) => {
-                failed.get_or_insert(WriteError::Unreadable);
-            }
+            Err(_) => empty(&mut failed),
         }
     }
     if rewritten {

@@ -77,7 +77,7 @@ impl Scratch {
         self.intact
             .extend(self.surrogates.iter().map(|s| (s.start, s.end)));
         self.intact.extend_from_slice(&self.retired);
-        self.drop_broken_surrogates(inside);
+        self.drop_broken_surrogates();
         let intact = &self.intact;
         let in_a_surrogate = |span: (usize, usize)| intact.iter().any(|&s| inside(span, s));
         self.findings
@@ -96,34 +96,60 @@ impl Scratch {
     /// surrogate breaks (a broken one frees spans that can break another);
     /// after a few rounds every surrogate counts as broken, which masks
     /// more, never less.
-    fn drop_broken_surrogates(&mut self, inside: impl Fn((usize, usize), (usize, usize)) -> bool) {
+    fn drop_broken_surrogates(&mut self) {
         const ROUNDS: usize = 4;
-        let spans = || {
-            let findings = self.findings.iter().filter(|f| f.slot.is_none());
-            findings
-                .map(|f| (f.start, f.end))
-                .chain(self.vault.iter().map(|m| (m.start, m.end)))
-        };
-        // A span that is itself one of our surrogates is kept as written.
-        let (surrogates, retired) = (&self.surrogates, &self.retired);
-        let is_ours = |span: (usize, usize)| {
-            surrogates.iter().any(|s| (s.start, s.end) == span) || retired.contains(&span)
-        };
+        // Our surrogates' spans, sorted: a span that is one of them is
+        // kept as written.
+        let mut ours: Vec<(usize, usize)> = self
+            .surrogates
+            .iter()
+            .map(|s| (s.start, s.end))
+            .chain(self.retired.iter().copied())
+            .collect();
+        crate::sort::sort(&mut ours);
+        ours.dedup();
+        // The spans that may replace text (neither ours nor empty), by start.
+        let mut spans: Vec<(usize, usize)> = self
+            .findings
+            .iter()
+            .filter(|f| f.slot.is_none())
+            .map(|f| (f.start, f.end))
+            .chain(self.vault.iter().map(|m| (m.start, m.end)))
+            .filter(|&span| span.0 < span.1 && ours.binary_search(&span).is_err())
+            .collect();
+        crate::sort::sort(&mut spans);
+        // Per round: the intact surrogates by start, the farthest end of
+        // each prefix of them, and the union of the kept spans. A kept span
+        // lies inside no intact surrogate (an intact one is ours, never the
+        // span itself), so it breaks every intact surrogate it overlaps.
+        // O((spans + surrogates) log) a round: a text with thousands of
+        // surrogates and values once took seconds here (review finding).
+        let mut reach: Vec<usize> = Vec::new();
+        let mut union: Vec<(usize, usize)> = Vec::new();
         for round in 0..=ROUNDS {
-            let intact = &self.intact;
-            let kept = |span: (usize, usize)| !intact.iter().any(|&s| inside(span, s));
-            let breaks = |span: (usize, usize), (start, end): (usize, usize)| {
-                span.0 < end
-                    && start < span.1
-                    && !inside(span, (start, end))
-                    && span != (start, end)
-            };
+            crate::sort::sort(&mut self.intact);
+            reach.clear();
+            let mut farthest = 0;
+            reach.extend(self.intact.iter().map(|s| {
+                farthest = farthest.max(s.1);
+                farthest
+            }));
+            union.clear();
+            for &span in &spans {
+                let before = self.intact.partition_point(|s| s.0 <= span.0);
+                if before > 0 && reach[before - 1] >= span.1 {
+                    continue; // inside an intact surrogate
+                }
+                match union.last_mut() {
+                    Some(last) if span.0 <= last.1 => last.1 = last.1.max(span.1),
+                    _ => union.push(span),
+                }
+            }
             self.broken.clear();
-            self.broken.extend(
-                intact.iter().copied().filter(|&s| {
-                    spans().any(|span| !is_ours(span) && kept(span) && breaks(span, s))
-                }),
-            );
+            self.broken.extend(self.intact.iter().copied().filter(|s| {
+                let j = union.partition_point(|u| u.1 <= s.0);
+                union.get(j).is_some_and(|u| u.0 < s.1)
+            }));
             if self.broken.is_empty() {
                 return;
             }
@@ -132,7 +158,7 @@ impl Scratch {
                 return;
             }
             let broken = &self.broken;
-            self.intact.retain(|s| !broken.contains(s));
+            self.intact.retain(|s| broken.binary_search(s).is_err());
         }
     }
 }
@@ -465,4 +491,98 @@ pub(crate) fn replacements(
     crate::sort::sort(&mut result.used);
     result.used.dedup();
     result
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod broken_surrogates_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The form `drop_broken_surrogates` had on 82d9b85 (surrogates ×
+    /// spans × surrogates), the reference the fast form must equal.
+    fn reference(scratch: &Scratch) -> Vec<(usize, usize)> {
+        let inside = |(f_start, f_end): (usize, usize), (start, end): (usize, usize)| {
+            start <= f_start && f_end <= end && (start, end) != (f_start, f_end)
+        };
+        let spans: Vec<(usize, usize)> = scratch
+            .findings
+            .iter()
+            .filter(|f| f.slot.is_none())
+            .map(|f| (f.start, f.end))
+            .chain(scratch.vault.iter().map(|m| (m.start, m.end)))
+            .collect();
+        let is_ours = |span: (usize, usize)| {
+            scratch.surrogates.iter().any(|s| (s.start, s.end) == span)
+                || scratch.retired.contains(&span)
+        };
+        let mut intact: Vec<(usize, usize)> = scratch.intact.clone();
+        for round in 0..=4 {
+            let kept = |span: (usize, usize)| !intact.iter().any(|&s| inside(span, s));
+            let breaks = |span: (usize, usize), (start, end): (usize, usize)| {
+                span.0 < end
+                    && start < span.1
+                    && !inside(span, (start, end))
+                    && span != (start, end)
+            };
+            let broken: Vec<(usize, usize)> = intact
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    spans
+                        .iter()
+                        .any(|&span| !is_ours(span) && kept(span) && breaks(span, s))
+                })
+                .collect();
+            if broken.is_empty() {
+                break;
+            }
+            if round == 4 {
+                intact.clear();
+                break;
+            }
+            intact.retain(|s| !broken.contains(s));
+        }
+        crate::sort::sort(&mut intact);
+        intact
+    }
+
+    fn span() -> impl Strategy<Value = (usize, usize)> {
+        (0usize..40, 1usize..12).prop_map(|(s, l)| (s, s + l))
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_form_equals_the_reference(
+            surrogates in proptest::collection::vec(span(), 0..8),
+            retired in proptest::collection::vec(span(), 0..4),
+            findings in proptest::collection::vec(span(), 0..8),
+            vault in proptest::collection::vec(span(), 0..8),
+            copy_ours in proptest::collection::vec(0usize..12, 0..3),
+        ) {
+            let mut scratch = Scratch::default();
+            let ours: Vec<(usize, usize)> = surrogates.iter().chain(&retired).copied().collect();
+            scratch.surrogates = surrogates
+                .iter()
+                .map(|&(start, end)| VaultMatch { start, end, slot: 0 })
+                .collect();
+            scratch.retired = retired.clone();
+            scratch.findings = findings
+                .iter()
+                // Some findings are one of our surrogates exactly.
+                .chain(copy_ours.iter().filter_map(|&i| ours.get(i)))
+                .map(|&(start, end)| Finding { kind: Kind::Name, start, end, slot: None })
+                .collect();
+            scratch.vault = vault
+                .iter()
+                .map(|&(start, end)| VaultMatch { start, end, slot: 0 })
+                .collect();
+            scratch.intact = ours.clone();
+            let expected = reference(&scratch);
+            scratch.drop_broken_surrogates();
+            let mut got = scratch.intact.clone();
+            crate::sort::sort(&mut got);
+            prop_assert_eq!(got, expected);
+        }
+    }
 }

@@ -374,10 +374,19 @@ pub fn join_snapshot(
     mut read_part: impl FnMut(usize) -> Option<Vec<u8>>,
 ) -> Result<Vec<u8>, JoinError> {
     let head = CompactSnapshot::parse(&manifest.head)?;
-    let total_bytes: u64 = manifest.parts.iter().map(|p| p.entry_bytes).sum();
-    let total_bytes = usize::try_from(total_bytes)
-        .map_err(|_| CoreError::Wire("snapshot manifest: too large".into()))?;
-    let mut out = Vec::with_capacity(manifest.head.len() + 10 + total_bytes);
+    let too_large = || CoreError::Wire("snapshot manifest: too large".into());
+    // The manifest is shared data: its sizes are checked, and reserved
+    // without a panic or an abort when no memory holds them.
+    let total_bytes = manifest
+        .parts
+        .iter()
+        .try_fold(0u64, |sum, p| sum.checked_add(p.entry_bytes))
+        .and_then(|total| usize::try_from(total).ok())
+        .and_then(|total| total.checked_add(manifest.head.len() + 10))
+        .ok_or_else(too_large)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total_bytes)
+        .map_err(|_| too_large())?;
     out.extend_from_slice(head.head_bytes());
     put_varint(&mut out, manifest.entry_count());
     for (i, info) in manifest.parts.iter().enumerate() {

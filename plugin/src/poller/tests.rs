@@ -589,3 +589,50 @@ fn a_snapshot_read_in_windows_is_published_in_parts_and_a_damaged_one_is_not() {
     p.on_answer(&host, &m, call.token, &answer);
     assert_eq!(read_state(&host).unwrap().seq, 10);
 }
+
+/// Review finding: shared data outlives a plugin reload in one Envoy, so a
+/// new build can find an earlier build's whole compact snapshot under the
+/// manifest's key, with its still-valid tag. A 304 then republished it:
+/// no worker can read it (not a manifest), so every worker without a
+/// vault refuses until the vault changes. A 304 keeps the shared snapshot
+/// only while it can be read.
+#[test]
+fn a_304_does_not_keep_a_shared_snapshot_no_worker_can_read() {
+    let host = FakeHost::alone();
+    let (mut p, m) = poller("sync");
+    p.step(&host, &m);
+    let call = host.last_callout().unwrap();
+    let compact = snapshot_compact(7, 1, vec![mario(), giulia()]);
+    let answer = CalloutAnswer {
+        status: 200,
+        body: compact.clone(),
+        etag: Some("\"c1-k1-g1-s7\"".into()),
+        body_left: 0,
+    };
+    p.on_answer(&host, &m, call.token, &answer);
+    // The earlier build's form: the whole snapshot under the key.
+    host.put_shared(SNAPSHOT_KEY, &compact);
+    host.advance(1_000);
+    let call = host.last_callout().unwrap();
+    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
+        version: 1,
+        oldest: 1,
+        head: 7,
+    })
+    .unwrap();
+    p.on_answer(&host, &m, call.token, &ok(required));
+    let call = host.last_callout().unwrap();
+    assert_eq!(call.header("if-none-match"), Some("\"c1-k1-g1-s7\""));
+    host.advance(1_000);
+    let before = read_state(&host).unwrap().feed_answered_at_ms;
+    let unchanged = CalloutAnswer {
+        status: 304,
+        ..CalloutAnswer::default()
+    };
+    p.on_answer(&host, &m, call.token, &unchanged);
+    assert!(
+        crate::shared_snapshot::read_snapshot(&host).is_some()
+            || read_state(&host).unwrap().feed_answered_at_ms == before,
+        "a 304 republished a shared snapshot no worker can read"
+    );
+}

@@ -165,3 +165,42 @@ fn a_scrub_that_cannot_read_a_part_still_scrubs_the_others_and_says_so() {
     host.put_shared(SNAPSHOT_KEY, b"{\"json\": true}");
     assert!(scrub_snapshot(&host, &forgotten).is_err());
 }
+
+/// Review finding: a part the scrub cannot read (damaged) kept the
+/// forgotten entry it holds in shared data until a new snapshot lands
+/// (which may be never while the control service is unreachable); so
+/// did every part when the manifest could not be read. An unreadable copy
+/// serves no reader: it is emptied.
+#[test]
+fn a_scrub_empties_a_part_it_cannot_read_and_every_part_of_an_unreadable_manifest() {
+    let host = FakeHost::alone();
+    write_snapshot(&host, &snapshot_compact(5, 1, people(40)), 200).unwrap();
+    let mut damaged = host.shared_value(&part_key(0)).unwrap();
+    damaged.truncate(damaged.len() - 1);
+    host.put_shared(&part_key(0), &damaged);
+    let forgotten: HashSet<EntryId> = [id(1)].into();
+    assert!(scrub_snapshot(&host, &forgotten).is_err());
+    assert!(
+        !holds(&host, "Person Number 001"),
+        "a damaged part kept a forgotten value"
+    );
+    let host = FakeHost::alone();
+    write_snapshot(&host, &snapshot_compact(5, 1, people(40)), 200).unwrap();
+    host.put_shared(SNAPSHOT_KEY, b"{\"json\": true}");
+    let forgotten: HashSet<EntryId> = [id(5)].into();
+    assert!(scrub_snapshot(&host, &forgotten).is_err());
+    assert!(
+        !holds(&host, "Person Number 005"),
+        "a part behind an unreadable manifest kept a forgotten value"
+    );
+    // The whole compact snapshot of an earlier build under the manifest's
+    // key (shared data outlives a plugin reload in one Envoy).
+    let host = FakeHost::alone();
+    host.put_shared(SNAPSHOT_KEY, &snapshot_compact(5, 1, people(3)));
+    let forgotten: HashSet<EntryId> = [id(2)].into();
+    assert!(scrub_snapshot(&host, &forgotten).is_err());
+    assert!(
+        !holds(&host, "Person Number 002"),
+        "a snapshot of an earlier form kept a forgotten value"
+    );
+}

@@ -1149,3 +1149,19 @@ proptest::proptest! {
         }
     }
 }
+
+/// Review finding: a given name the lists also know as a place
+/// (`Charlotte`), alone after a preposition of origin (`from`, `de`,
+/// `von`, determiners by the lists), was taken for the place and went out
+/// unmasked; so did a lone given name after `the`. Found on 82d9b85.
+#[test]
+fn a_given_name_that_is_also_a_place_after_from_is_still_a_name() {
+    for (text, name) in [
+        ("I got an email from Charlotte this morning.", "Charlotte"),
+        ("Un courriel de Charlotte ce matin.", "Charlotte"),
+        ("Ein Brief von Charlotte kam heute.", "Charlotte"),
+        ("I told the Maria from accounting.", "Maria"),
+    ] {
+        assert!(names(text).contains(&name), "{text:?}: {:?}", names(text));
+    }
+}

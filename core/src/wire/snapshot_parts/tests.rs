@@ -270,3 +270,32 @@ fn a_windowed_split_refuses_what_the_whole_reader_refuses() {
     };
     assert!(matches!(manifest, Err(SplitError::Read)));
 }
+
+/// Review finding: a manifest (shared data, which any module with the
+/// filter's `vm_id` can write, SECURITY.md R3) whose parts claim more entry
+/// bytes than exist made the join reserve them all at once: a capacity
+/// overflow panic (a VM crash: 503s until Envoy restarts) or an abort on
+/// a failed allocation; two huge claims overflowed the sum. A join takes
+/// no more than the parts hold.
+#[test]
+fn a_manifest_claiming_huge_parts_is_refused_without_a_panic() {
+    let bytes = encode_snapshot(&sample(3, 4)).unwrap();
+    let (manifest, parts) = published(&bytes, 1 << 20, 7);
+    for claims in [vec![u64::MAX / 2], vec![u64::MAX, u64::MAX]] {
+        let mut lying = manifest.clone();
+        lying.parts = claims
+            .iter()
+            .map(|&entry_bytes| PartInfo {
+                tag: 7,
+                entries: 1,
+                entry_bytes,
+            })
+            .collect();
+        let lying = SnapshotManifest::parse(&lying.encode()).unwrap();
+        let joined = std::panic::catch_unwind(|| join(&lying, &parts).is_err());
+        assert!(
+            matches!(joined, Ok(true)),
+            "a lying manifest panicked or joined"
+        );
+    }
+}
