@@ -484,15 +484,20 @@ pub(super) fn judge_part(
                 && (!w.sentence_start || w.after_colon)
                 && !after_determiner(words, from);
             // `things to do in Charlotte`, `the Wellington office`: a name
-            // the lists know as a place too, after a determiner that is no
-            // preposition of company, is the place.
+            // the lists know as a place too, after an article or a
+            // preposition of place, is the place; after `from`, `de`,
+            // `von` (`an email from Charlotte`) it stays a person.
             let place_after_determiner = w.is(flag::PLACE)
                 && after_determiner(words, from)
-                && !words[from - 1].is(flag::COMPANION);
-            // `The Wilson tennis racket`, `the Newton release`: one name
-            // after English `the` names a thing, a family or an account.
+                && before_a_place(text, &words[from - 1]);
+            // `The Wilson tennis racket`, `the Newton release`: one surname
+            // after English `the` names a thing, a family or an account; a
+            // name that is only a given name stays a person (`I told the
+            // Maria from accounting`).
+            let only_given = w.is(flag::GIVEN) && !w.is(flag::SURNAME);
             let after_the = from > 0
                 && words[from].gap == Gap::Space
+                && !only_given
                 && text[words[from - 1].start..words[from - 1].end].eq_ignore_ascii_case("the");
             let a_place_or_thing = (place_after_determiner || after_the) && !titled && !greeted;
             !a_place_or_thing && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
@@ -546,6 +551,19 @@ pub(super) fn judge_part(
 /// is a noun or a place more often than a person (`der Koch`, `in Paris`);
 /// in the lexicon as [`flag::DETERMINER`]. Word lists here are one string
 /// split at spaces: a slice of `&str` costs the filter eight bytes a word.
+/// Articles and prepositions of place after which a name the lists also
+/// know as a place is the place (`in Charlotte`, `nella Firenze`, `the
+/// Wellington office`); a subset of [`DETERMINERS`].
+const BEFORE_A_PLACE: &str = "the in at nel nella im am en em no na au du";
+
+/// Whether `word` (the word before a lone name) is one of [`BEFORE_A_PLACE`].
+fn before_a_place(text: &str, word: &Word) -> bool {
+    let written = &text[word.start..word.end];
+    BEFORE_A_PLACE
+        .split_whitespace()
+        .any(|w| w.eq_ignore_ascii_case(written))
+}
+
 pub(super) const DETERMINERS: &str = "the a an in on at of this that my your our la el il lo le les los las gli i un una uno une der die das den dem des ein eine einen einem im am o os as um uma en em no na nel nella del della al du au mi tu su mio mia sua mein meine mon ma son ses leur meu minha seu sua per para por pour con with mit avec com from von di de da";
 
 /// Words before a saint's name; what follows them names a place, a
