@@ -1,5 +1,5 @@
 use super::*;
-use crate::fake_host::{FakeEnvoy, FakeHost};
+use crate::fake_host::{FakeEnvoy, FakeHost, SentCallout};
 use crate::lease;
 use crate::shared::{LEASE_KEY, QUEUES_KEY, SNAPSHOT_KEY};
 use crate::test_support::*;
@@ -10,6 +10,22 @@ fn poller(holder: &str) -> (Poller, Metrics) {
         Poller::new(Rc::new(config()), holder.to_string(), "latet".to_string()),
         Metrics::default(),
     )
+}
+
+/// A second later the poller asks the feed; the feed answers that a new
+/// snapshot is required (its head at `head`). Returns the snapshot request
+/// the poller sends then.
+fn require_a_snapshot(p: &mut Poller, host: &FakeHost, m: &Metrics, head: u64) -> SentCallout {
+    host.advance(1_000);
+    let call = host.last_callout().unwrap();
+    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
+        version: 1,
+        oldest: 1,
+        head,
+    })
+    .unwrap();
+    p.on_answer(host, m, call.token, &ok(required));
+    host.last_callout().unwrap()
 }
 
 fn ok(body: Vec<u8>) -> CalloutAnswer {
@@ -323,16 +339,7 @@ fn the_snapshot_is_asked_compact_and_kept_as_it_came_with_its_tag() {
 
     // A new snapshot is wanted (the feed says so): the tag goes along, and
     // a 304 publishes the shared one again at its position.
-    host.advance(1_000);
-    let call = host.last_callout().unwrap();
-    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
-        version: 1,
-        oldest: 1,
-        head: 7,
-    })
-    .unwrap();
-    p.on_answer(&host, &m, call.token, &ok(required));
-    let call = host.last_callout().unwrap();
+    let call = require_a_snapshot(&mut p, &host, &m, 7);
     assert_eq!(call.header(":path"), Some(SNAPSHOT_PATH));
     assert_eq!(call.header("if-none-match"), Some("\"c1-k1-g1-s7\""));
     host.advance(1_000);
@@ -533,16 +540,7 @@ fn a_snapshot_read_in_windows_is_published_in_parts_and_a_damaged_one_is_not() {
         call.token,
         &ok(snapshot_compact(2, 1, vec![mario()])),
     );
-    host.advance(1_000);
-    let call = host.last_callout().unwrap();
-    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
-        version: 1,
-        oldest: 1,
-        head: 9,
-    })
-    .unwrap();
-    p.on_answer(&host, &m, call.token, &ok(required));
-    let call = host.last_callout().unwrap();
+    let call = require_a_snapshot(&mut p, &host, &m, 9);
     let mut damaged = compact.clone();
     damaged.pop();
     *host.callout_body.borrow_mut() = damaged.clone();
@@ -612,16 +610,7 @@ fn a_304_does_not_keep_a_shared_snapshot_no_worker_can_read() {
     p.on_answer(&host, &m, call.token, &answer);
     // The earlier build's form: the whole snapshot under the key.
     host.put_shared(SNAPSHOT_KEY, &compact);
-    host.advance(1_000);
-    let call = host.last_callout().unwrap();
-    let required = serde_json::to_vec(&FeedAnswer::SnapshotRequired {
-        version: 1,
-        oldest: 1,
-        head: 7,
-    })
-    .unwrap();
-    p.on_answer(&host, &m, call.token, &ok(required));
-    let call = host.last_callout().unwrap();
+    let call = require_a_snapshot(&mut p, &host, &m, 7);
     assert_eq!(call.header("if-none-match"), Some("\"c1-k1-g1-s7\""));
     host.advance(1_000);
     let before = read_state(&host).unwrap().feed_answered_at_ms;
