@@ -19,10 +19,17 @@ pub(crate) struct Scratch {
     surrogates: Vec<VaultMatch>,
     /// Retired surrogates written in the text (same condition).
     retired: Vec<(usize, usize)>,
-    /// Spans of the surrogates above that stay whole in the masked text.
+    /// Spans of the surrogates above that stay whole in the masked text
+    /// (sorted).
     intact: Vec<(usize, usize)>,
     /// Spans of the surrogates broken in a round.
     broken: Vec<(usize, usize)>,
+    /// The spans that may replace text, the farthest end of each prefix of
+    /// `intact`, and the union of the kept spans
+    /// ([`Self::drop_broken_surrogates`]).
+    spans: Vec<(usize, usize)>,
+    reach: Vec<usize>,
+    union: Vec<(usize, usize)>,
     pub(crate) findings: Vec<Finding>,
 }
 
@@ -73,10 +80,6 @@ impl Scratch {
         let inside = |(f_start, f_end): (usize, usize), (start, end): (usize, usize)| {
             start <= f_start && f_end <= end && (start, end) != (f_start, f_end)
         };
-        self.intact.clear();
-        self.intact
-            .extend(self.surrogates.iter().map(|s| (s.start, s.end)));
-        self.intact.extend_from_slice(&self.retired);
         self.drop_broken_surrogates();
         let intact = &self.intact;
         let in_a_surrogate = |span: (usize, usize)| intact.iter().any(|&s| inside(span, s));
@@ -98,45 +101,51 @@ impl Scratch {
     /// more, never less.
     fn drop_broken_surrogates(&mut self) {
         const ROUNDS: usize = 4;
-        // Our surrogates' spans, sorted: a span that is one of them is
-        // kept as written.
-        let mut ours: Vec<(usize, usize)> = self
-            .surrogates
-            .iter()
-            .map(|s| (s.start, s.end))
-            .chain(self.retired.iter().copied())
-            .collect();
-        crate::sort::sort(&mut ours);
-        ours.dedup();
+        let Scratch {
+            vault,
+            surrogates,
+            retired,
+            intact,
+            broken,
+            spans,
+            reach,
+            union,
+            findings,
+        } = self;
+        // Every surrogate written in the text starts intact. Sorted, the
+        // list also tells a span that is one of ours (kept as written).
+        intact.clear();
+        intact.extend(surrogates.iter().map(|s| (s.start, s.end)));
+        intact.extend_from_slice(retired);
+        crate::sort::sort(intact);
         // The spans that may replace text (neither ours nor empty), by start.
-        let mut spans: Vec<(usize, usize)> = self
-            .findings
-            .iter()
-            .filter(|f| f.slot.is_none())
-            .map(|f| (f.start, f.end))
-            .chain(self.vault.iter().map(|m| (m.start, m.end)))
-            .filter(|&span| span.0 < span.1 && ours.binary_search(&span).is_err())
-            .collect();
-        crate::sort::sort(&mut spans);
-        // Per round: the intact surrogates by start, the farthest end of
-        // each prefix of them, and the union of the kept spans. A kept span
-        // lies inside no intact surrogate (an intact one is ours, never the
-        // span itself), so it breaks every intact surrogate it overlaps.
-        // O((spans + surrogates) log) a round: a text with thousands of
-        // surrogates and values once took seconds here (review finding).
-        let mut reach: Vec<usize> = Vec::new();
-        let mut union: Vec<(usize, usize)> = Vec::new();
+        spans.clear();
+        spans.extend(
+            findings
+                .iter()
+                .filter(|f| f.slot.is_none())
+                .map(|f| (f.start, f.end))
+                .chain(vault.iter().map(|m| (m.start, m.end)))
+                .filter(|&span| span.0 < span.1 && intact.binary_search(&span).is_err()),
+        );
+        crate::sort::sort(spans);
+        // Per round: the intact surrogates by start (`retain` keeps them
+        // sorted), the farthest end of each prefix of them, and the union
+        // of the kept spans. A kept span lies inside no intact surrogate
+        // (an intact one is ours, never the span itself), so it breaks
+        // every intact surrogate it overlaps. O((spans + surrogates) log) a
+        // round: a text with thousands of surrogates and values once took
+        // seconds here (review finding).
         for round in 0..=ROUNDS {
-            crate::sort::sort(&mut self.intact);
             reach.clear();
             let mut farthest = 0;
-            reach.extend(self.intact.iter().map(|s| {
+            reach.extend(intact.iter().map(|s| {
                 farthest = farthest.max(s.1);
                 farthest
             }));
             union.clear();
-            for &span in &spans {
-                let before = self.intact.partition_point(|s| s.0 <= span.0);
+            for &span in spans.iter() {
+                let before = intact.partition_point(|s| s.0 <= span.0);
                 if before > 0 && reach[before - 1] >= span.1 {
                     continue; // inside an intact surrogate
                 }
@@ -145,20 +154,19 @@ impl Scratch {
                     _ => union.push(span),
                 }
             }
-            self.broken.clear();
-            self.broken.extend(self.intact.iter().copied().filter(|s| {
+            broken.clear();
+            broken.extend(intact.iter().copied().filter(|s| {
                 let j = union.partition_point(|u| u.1 <= s.0);
                 union.get(j).is_some_and(|u| u.0 < s.1)
             }));
-            if self.broken.is_empty() {
+            if broken.is_empty() {
                 return;
             }
             if round == ROUNDS {
-                self.intact.clear();
+                intact.clear();
                 return;
             }
-            let broken = &self.broken;
-            self.intact.retain(|s| broken.binary_search(s).is_err());
+            intact.retain(|s| broken.binary_search(s).is_err());
         }
     }
 }
@@ -516,7 +524,12 @@ mod broken_surrogates_tests {
             scratch.surrogates.iter().any(|s| (s.start, s.end) == span)
                 || scratch.retired.contains(&span)
         };
-        let mut intact: Vec<(usize, usize)> = scratch.intact.clone();
+        let mut intact: Vec<(usize, usize)> = scratch
+            .surrogates
+            .iter()
+            .map(|s| (s.start, s.end))
+            .chain(scratch.retired.iter().copied())
+            .collect();
         for round in 0..=4 {
             let kept = |span: (usize, usize)| !intact.iter().any(|&s| inside(span, s));
             let breaks = |span: (usize, usize), (start, end): (usize, usize)| {
@@ -577,7 +590,6 @@ mod broken_surrogates_tests {
                 .iter()
                 .map(|&(start, end)| VaultMatch { start, end, slot: 0 })
                 .collect();
-            scratch.intact = ours.clone();
             let expected = reference(&scratch);
             scratch.drop_broken_surrogates();
             let mut got = scratch.intact.clone();
