@@ -126,14 +126,19 @@ pub fn write_json<T: Serialize>(
     host.shared_set(key, &bytes, cas)
 }
 
+/// A decimal counter's value as shared data holds it (`T::default()`,
+/// zero, when absent or unreadable).
+pub fn decimal<T: std::str::FromStr + Default>(bytes: Option<Vec<u8>>) -> T {
+    bytes
+        .and_then(|b| std::str::from_utf8(&b).ok()?.trim().parse().ok())
+        .unwrap_or_default()
+}
+
 /// Takes the next number of the CAS counter (a few tries under contention).
 pub fn next_counter(host: &dyn Host, key: &str) -> Option<u64> {
     for _ in 0..16 {
         let (bytes, cas) = host.shared_get(key).ok()?;
-        let current = bytes
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.trim().parse::<u64>().ok())
-            .unwrap_or(0);
+        let current: u64 = decimal(bytes);
         let next = current + 1;
         match host.shared_set(key, next.to_string().as_bytes(), cas) {
             Ok(()) => return Some(next),

@@ -13,7 +13,7 @@
 //! publications; a read during a write is torn and tried again.
 
 use crate::host::{Host, HostError};
-use crate::shared::{next_counter, SNAPSHOT_KEY};
+use crate::shared::{decimal, next_counter, SNAPSHOT_KEY};
 use latet_core::wire::snapshot_parts::{
     join_snapshot, scrub_part, split_windowed, JoinError, SnapshotManifest, SnapshotSplit,
     SplitError,
@@ -140,9 +140,7 @@ fn clear_parts_from(host: &dyn Host, first: usize) -> Result<(), WriteError> {
 /// How many part keys were ever written ([`PARTS_HIGH_KEY`]).
 fn parts_high(host: &dyn Host) -> Result<usize, HostError> {
     let (bytes, _) = host.shared_get(PARTS_HIGH_KEY)?;
-    Ok(bytes
-        .and_then(|b| std::str::from_utf8(&b).ok()?.trim().parse().ok())
-        .unwrap_or(0))
+    Ok(decimal(bytes))
 }
 
 /// Raises [`PARTS_HIGH_KEY`] to `count` (CAS, a few tries), before parts
@@ -150,9 +148,7 @@ fn parts_high(host: &dyn Host) -> Result<usize, HostError> {
 fn raise_parts_high(host: &dyn Host, count: usize) -> Result<(), WriteError> {
     for _ in 0..16 {
         let (bytes, cas) = host.shared_get(PARTS_HIGH_KEY)?;
-        let high: usize = bytes
-            .and_then(|b| std::str::from_utf8(&b).ok()?.trim().parse().ok())
-            .unwrap_or(0);
+        let high: usize = decimal(bytes);
         if high >= count {
             return Ok(());
         }
