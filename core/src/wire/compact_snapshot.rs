@@ -77,10 +77,7 @@ pub fn encode_snapshot(snapshot: &Snapshot) -> Result<Vec<u8>, CoreError> {
             + snapshot.entries.len() * (16 + 8)
             + text,
     );
-    out.extend_from_slice(&SNAPSHOT_MAGIC);
-    out.push(WIRE_VERSION as u8);
-    put_varint(&mut out, snapshot.generation);
-    put_varint(&mut out, snapshot.seq);
+    put_head(&mut out, snapshot.generation, snapshot.seq);
     put_bytes(&mut out, &salt);
     put_varint(&mut out, snapshot.retired.len() as u64);
     for r in &snapshot.retired {
@@ -99,10 +96,7 @@ pub fn encode_snapshot(snapshot: &Snapshot) -> Result<Vec<u8>, CoreError> {
         };
         kind_of.push(index as u64);
     }
-    put_varint(&mut out, kinds.len() as u64);
-    for kind in kinds {
-        put_bytes(&mut out, kind.as_str().as_bytes());
-    }
+    put_kinds(&mut out, kinds.into_iter());
     put_varint(&mut out, snapshot.entries.len() as u64);
     for (entry, kind) in snapshot.entries.iter().zip(kind_of) {
         out.extend_from_slice(&entry.id.0);
@@ -558,6 +552,22 @@ impl<'a> Reader<'a> {
             return Err(self.error_at(start, field, "empty"));
         }
         Ok(text)
+    }
+}
+
+/// A compact snapshot's first fields: magic, version, generation, seq.
+pub(crate) fn put_head(out: &mut Vec<u8>, generation: u64, seq: u64) {
+    out.extend_from_slice(&SNAPSHOT_MAGIC);
+    out.push(WIRE_VERSION as u8);
+    put_varint(out, generation);
+    put_varint(out, seq);
+}
+
+/// A compact snapshot's kinds table: its length, then each kind's name.
+pub(crate) fn put_kinds<'a>(out: &mut Vec<u8>, kinds: impl ExactSizeIterator<Item = &'a Kind>) {
+    put_varint(out, kinds.len() as u64);
+    for kind in kinds {
+        put_bytes(out, kind.as_str().as_bytes());
     }
 }
 

@@ -21,8 +21,8 @@
 //! read in the middle of one is [`JoinError::Torn`] and the reader tries
 //! again. Writers write the parts, then the manifest.
 
-use super::compact_snapshot::{get_varint, put_bytes, put_varint, CompactSnapshot, SNAPSHOT_MAGIC};
-use super::{scrub_compact_snapshot, EntryId, WIRE_VERSION};
+use super::compact_snapshot::{get_varint, put_head, put_kinds, put_varint, CompactSnapshot};
+use super::{scrub_compact_snapshot, EntryId};
 use crate::error::CoreError;
 use crate::wipe::wipe;
 use std::collections::HashSet;
@@ -191,10 +191,7 @@ impl SnapshotSplit {
 /// The kinds table in its compact form.
 fn kinds_bytes(kinds: &[crate::kind::Kind]) -> Vec<u8> {
     let mut out = Vec::new();
-    put_varint(&mut out, kinds.len() as u64);
-    for kind in kinds {
-        put_bytes(&mut out, kind.as_str().as_bytes());
-    }
+    put_kinds(&mut out, kinds.iter());
     out
 }
 
@@ -209,10 +206,7 @@ fn encode_part(
     let mut out = Vec::with_capacity(40 + kinds.len() + entries.len());
     out.extend_from_slice(&PART_MAGIC);
     put_varint(&mut out, info.tag);
-    out.extend_from_slice(&SNAPSHOT_MAGIC);
-    out.push(WIRE_VERSION as u8);
-    put_varint(&mut out, generation);
-    put_varint(&mut out, seq);
+    put_head(&mut out, generation, seq);
     put_varint(&mut out, 0); // salt
     put_varint(&mut out, 0); // retired
     out.extend_from_slice(kinds);

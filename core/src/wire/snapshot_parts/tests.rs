@@ -1,7 +1,7 @@
 use super::*;
 use crate::kind::Kind;
 use crate::wire::{
-    decode_snapshot, encode_snapshot, Entry, RetiredHash, RetiredSurrogate, Snapshot,
+    decode_snapshot, encode_snapshot, Entry, RetiredHash, RetiredSurrogate, Snapshot, WIRE_VERSION,
 };
 
 fn entry(n: u8, kind: Kind) -> Entry {
