@@ -17,9 +17,9 @@ pub(super) struct CueIndex {
     /// Every phrase's key at its slot ([`key_slot`], then the next free
     /// one); [`EMPTY`] elsewhere. A power of two of slots, at least twice
     /// as many as keys, so a probe for an absent key mostly meets an empty
-    /// slot at once: 4 KB for the lists' 358 keys, which stay in L1 beside
-    /// the masker's data (a 64 Kbit bit set and a binary search over the
-    /// sorted keys before: its loads missed L1, its search branched).
+    /// slot at once: 1,024 slots (4 KB) for the lists' 358 keys. (Before:
+    /// a 64 Kbit bit set, 8 KB, then a binary search over the sorted keys
+    /// for each key the bit set let through.)
     slots: Box<[u32]>,
     /// Per slot of `slots` holding a key, the index of its phrases in
     /// `phrases`.
