@@ -9,22 +9,20 @@ use crate::kind::Kind;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Cue phrases, by their first four bytes: an open-addressing table of
-/// the keys (one test per space in the text; a key that starts no phrase
-/// finds an empty slot, mostly at the first probe) gives the phrases that
-/// start so, compared byte by byte (ASCII case-insensitive).
+/// Cue phrases, by their first four bytes: a small bit set says where one
+/// may start (one test per space in the text), an open-addressing table
+/// of the keys gives the phrases that start so, compared byte by byte
+/// (ASCII case-insensitive). (They replace an 8 KB bit set and a binary
+/// search over the sorted keys: the same answers, fewer branches.)
 pub(super) struct CueIndex {
     /// A bit per [`start_bit`] of every key: most probes (after a space,
     /// four bytes that start no phrase) stop at a clear bit, a branch
-    /// that is almost never taken (a probe of the table's slots, about
-    /// half of them full, went either way, the branch mispredicted).
+    /// that is almost never taken (the table's slots alone, about a third
+    /// of them full, sent a probe either way: mispredicted branches).
     starts: Box<[u64; START_BITS / 64]>,
     /// Every phrase's key at its slot ([`key_slot`], then the next free
     /// one); [`EMPTY`] elsewhere. A power of two of slots, at least twice
-    /// as many as keys, so a probe for an absent key mostly meets an empty
-    /// slot at once: 1,024 slots (4 KB) for the lists' 358 keys. (Before:
-    /// a 64 Kbit bit set, 8 KB, then a binary search over the sorted keys
-    /// for each key the bit set let through.)
+    /// as many as keys: 1,024 slots (4 KB) for the lists' 358 keys.
     slots: Box<[u32]>,
     /// Per slot of `slots` holding a key, the index of its phrases in
     /// `phrases`.
