@@ -1169,3 +1169,83 @@ fn a_given_name_that_is_also_a_place_after_from_is_still_a_name() {
         assert!(names(text).contains(&name), "{text:?}: {:?}", names(text));
     }
 }
+
+/// The longest cue phrase written at `at` (its end, weak, lower), by a
+/// scan of every phrase: the reference of [`cues::CueIndex`]'s key table.
+/// A phrase matches where the text's four bytes have its key (shorter
+/// phrases padded with spaces) and its bytes follow, in any ASCII case.
+fn cue_at_by_scan(bytes: &[u8], at: usize) -> Option<(usize, bool, bool)> {
+    let four = bytes.get(at..at + 4)?;
+    let key = cues::start_key([four[0], four[1], four[2], four[3]]);
+    cue_index()
+        .all_phrases()
+        .into_iter()
+        .filter(|(phrase, _, _)| {
+            let mut padded = [b' '; 4];
+            for (slot, b) in padded.iter_mut().zip(phrase.iter()) {
+                *slot = *b;
+            }
+            cues::start_key(padded) == key
+                && bytes.len() - at >= phrase.len()
+                && bytes[at..]
+                    .iter()
+                    .zip(phrase.iter())
+                    .all(|(b, p)| b.to_ascii_lowercase() == *p)
+        })
+        .max_by_key(|(phrase, _, _)| phrase.len())
+        .map(|(phrase, weak, lower)| (at + phrase.len(), weak, lower))
+}
+
+fn cue_at_by_index(bytes: &[u8], at: usize) -> Option<(usize, bool, bool)> {
+    cue_index().at_for_tests(bytes, at)
+}
+
+#[test]
+fn the_cue_key_table_finds_every_phrase_at_its_start() {
+    for (phrase, weak, lower) in cue_index().all_phrases() {
+        // As written and in upper case, with a space after (short ones).
+        for text in [phrase.to_vec(), phrase.to_ascii_uppercase()] {
+            let mut text = text;
+            text.extend_from_slice(b"    ");
+            assert_eq!(
+                cue_at_by_index(&text, 0),
+                cue_at_by_scan(&text, 0),
+                "phrase of {} bytes",
+                phrase.len()
+            );
+            let found = cue_at_by_index(&text, 0);
+            assert!(found.is_some_and(|(end, _, _)| end >= phrase.len()));
+            if found == Some((phrase.len(), weak, lower)) {
+                continue;
+            }
+            // A longer phrase that starts so wins.
+            assert!(found.is_some_and(|(end, _, _)| end > phrase.len()));
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn the_cue_key_table_finds_what_a_scan_of_every_phrase_finds(
+        parts in proptest::collection::vec((0usize..10_000, 0usize..1000, proptest::bool::ANY), 1..10),
+    ) {
+        let phrases = cue_index().all_phrases();
+        let mut text = Vec::new();
+        for (piece, sep, upper) in parts {
+            let phrase = phrases[piece % phrases.len()].0;
+            // A whole phrase, or its first bytes (a key without its phrase).
+            let cut = if sep % 3 == 0 { phrase.len().min(1 + sep % 5) } else { phrase.len() };
+            let bytes = &phrase[..cut];
+            if upper {
+                text.extend_from_slice(&bytes.to_ascii_uppercase());
+            } else {
+                text.extend_from_slice(bytes);
+            }
+            text.extend_from_slice(SEPARATORS[sep % SEPARATORS.len()].as_bytes());
+        }
+        for at in 0..=text.len() {
+            proptest::prop_assert_eq!(cue_at_by_index(&text, at), cue_at_by_scan(&text, at));
+        }
+    }
+}
