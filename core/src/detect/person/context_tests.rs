@@ -1,0 +1,92 @@
+//! Tests of the rules that read the words around a run: a form's firm
+//! label, going to a place, a possessive, a noun whose complement is a
+//! person, a name said of someone else.
+
+use super::*;
+
+fn names(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    find(text, &NeverMask::default(), &mut out);
+    super::super::resolve_overlaps(&mut out);
+    out.iter().map(|f| &text[f.start..f.end]).collect()
+}
+
+#[test]
+fn a_firm_after_a_form_label_is_no_person() {
+    for text in [
+        "Empresa: Souza Cruz. Fase: negociação.",
+        "Azienda: Bianchi e Ferri S.p.A. Fase: trattativa.",
+        "Société : Dupont et Martin Associés. Étape : proposition.",
+        "Account: Morgan Stanley Wealth. Notes: renewal risk high.",
+    ] {
+        assert!(names(text).is_empty(), "{text}");
+    }
+    // A given name first is a person's (`Firma:` signs in Spanish).
+    assert_eq!(names("Firma: Juan Pérez"), ["Juan Pérez"]);
+}
+
+#[test]
+fn a_place_named_like_a_person_after_going_to_it() {
+    assert!(names("Voy a Santiago en agosto, ¿qué ruta me recomiendas?").is_empty());
+    assert!(names("Vou visitar Santiago em março.").is_empty());
+    // Without a word of going, `a` leads to a person.
+    assert_eq!(names("Llamé a Santiago ayer por la tarde."), ["Santiago"]);
+}
+
+#[test]
+fn possessives_before_kin_and_names() {
+    assert_eq!(
+        names("Mein Mann Jürgen will den Keller ausbauen."),
+        ["Jürgen"]
+    );
+    assert_eq!(names("Mi Mari dice que la paella lleva garrofó."), ["Mari"]);
+    // The husband in lower case is no name.
+    assert!(names("Mon mari veut changer la voiture.").is_empty());
+}
+
+#[test]
+fn a_person_after_a_noun_of_life_and_works() {
+    assert_eq!(
+        names("riassumimi la vita di Garibaldi per una ricerca"),
+        ["Garibaldi"]
+    );
+    assert_eq!(
+        names("Fass mir das Leben von Bismarck zusammen"),
+        ["Bismarck"]
+    );
+    assert_eq!(names("Resume a vida de Camões em cinco frases"), ["Camões"]);
+    assert_eq!(
+        names("resúmeme la biografía de Cervantes en cinco líneas"),
+        ["Cervantes"]
+    );
+    // Not after a place's preposition, nor after `obra` (building work).
+    assert!(names("a obra em Vila Nova de Gaia. Qualquer dúvida").is_empty());
+}
+
+#[test]
+fn departments_and_firms_of_partners_are_no_persons() {
+    assert!(names("Good morning, the office is closed.\n\nRegards, Facilities").is_empty());
+    assert!(names("Firma: Müller Schmidt Partner mbB. Phase: Angebot.").is_empty());
+    assert!(names("die Rechnung des Klinikums Rudolf Virchow für Februar").is_empty());
+}
+
+#[test]
+fn a_name_said_of_someone_else_in_lower_case() {
+    assert_eq!(
+        names("meine Kollegin heißt anja und hat morgen Geburtstag"),
+        ["anja"]
+    );
+    assert_eq!(
+        names("ma collègue s'appelle nadège et c'est son anniversaire"),
+        ["nadège"]
+    );
+    assert_eq!(
+        names("minha chefe se chama luana e quer o relatório"),
+        ["luana"]
+    );
+    // `morgen` of `Guten Morgen` greets only where a greeting stands.
+    assert_eq!(names("Guten Morgen Kalle, wie geht's?"), ["Kalle"]);
+    assert!(names("Er hat morgen Geburtstag, schreib ihm.").is_empty());
+    // `das heißt` (that is) before a word that is no name.
+    assert!(names("das heißt nicht, dass wir warten").is_empty());
+}
