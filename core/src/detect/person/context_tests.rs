@@ -90,3 +90,28 @@ fn a_name_said_of_someone_else_in_lower_case() {
     // `das heißt` (that is) before a word that is no name.
     assert!(names("das heißt nicht, dass wir warten").is_empty());
 }
+
+#[test]
+fn a_name_key_inside_a_tool_calls_arguments() {
+    // The `"nome":` cue stands inside the window of the `"name":` cue
+    // before it: its value is read and looked up in full.
+    let text = r#"{"name": "cerca_cliente", "arguments": {"nome": "rosaria esposito", "citta": "Napoli"}}"#;
+    assert_eq!(names(text), ["rosaria esposito"]);
+    let text = r#"{"name": "cerca", "arguments": {"nome": "rosaria esposito"}}"#;
+    assert_eq!(names(text), ["rosaria esposito"]);
+}
+
+#[test]
+fn an_unknown_surname_last_in_a_quoted_name_value() {
+    let text = r#"{"customer_name": "harriet beaumont", "city": "Leeds"}"#;
+    assert_eq!(names(text), ["harriet beaumont"]);
+    let text =
+        r#"{"name": "kunde_suchen", "arguments": {"name": "henrike lorenzen", "ort": "Kiel"}}"#;
+    assert_eq!(names(text), ["henrike lorenzen"]);
+    // Not a word that goes on past the value's end, nor one after an
+    // unknown first word.
+    let text = r#"{"name": "henrike lorenzen und co"}"#;
+    assert_eq!(names(text), ["henrike"]);
+    let text = r#"{"name": "weekly report"}"#;
+    assert!(names(text).is_empty());
+}

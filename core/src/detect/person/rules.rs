@@ -856,8 +856,17 @@ pub(super) fn label_field(text: &str, words: &[Word], first: usize) -> Option<us
         let w = &words[k];
         if k > first {
             let after_particle = words[k - 1].is(flag::PARTICLE);
+            // `"name": "henrike lorenzen"`: a lower-case word the lists do
+            // not know, after a given name and last in a quoted value, is
+            // her or his surname.
+            let quoted_surname = w.case == Case::Lower
+                && w.flags == 0
+                && w.end - w.start >= 3
+                && words[k - 1].is(flag::GIVEN)
+                && matches!(text.as_bytes().get(w.end), Some(b'"'));
             let fits = w.known()
                 || w.is(flag::PARTICLE)
+                || quoted_surname
                 || (w.case != Case::Lower
                     && !w.is(flag::NOT_NAME)
                     && (!w.is(flag::PLACE) || after_particle));
