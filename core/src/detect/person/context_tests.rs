@@ -115,3 +115,19 @@ fn an_unknown_surname_last_in_a_quoted_name_value() {
     let text = r#"{"name": "weekly report"}"#;
     assert!(names(text).is_empty());
 }
+
+#[test]
+fn a_street_corner_and_a_routes_start_are_places() {
+    assert!(names("Quedamos en la calle Mayor, esquina con Lope de Vega, a las ocho.").is_empty());
+    assert!(names("¿Cuál es el mejor camino para ir de Santiago a Valparaíso?").is_empty());
+    // A person between `de` and `a` without a place after: still a person.
+    assert_eq!(names("Un saludo de Santiago a todos."), ["Santiago"]);
+}
+
+#[test]
+fn people_known_by_one_name_and_plans_named_after_them() {
+    assert_eq!(names("Ieri ho visto Totti allo stadio."), ["Totti"]);
+    assert_eq!(names("Is Messi better than Ronaldo?"), ["Messi", "Ronaldo"]);
+    assert!(names("O cliente prefere o plano Camões ao plano Pessoa.").is_empty());
+    assert!(names("Le client préfère la formule Molière.").is_empty());
+}

@@ -262,7 +262,11 @@ pub(super) fn judge_part(
             greeted = true;
         }
         titled |= labelled(text, words, from);
-        if place_labelled(text, words, from) || after_eponym_head(text, words, from) {
+        if place_labelled(text, words, from)
+            || after_eponym_head(text, words, from)
+            || head_before_particle(text, words, from, CORNERS)
+            || between_from_and_to(text, words, from)
+        {
             return;
         }
 
@@ -981,6 +985,37 @@ pub(super) fn place_labelled(text: &str, words: &[Word], from: usize) -> bool {
 /// Rodin`): the run after one and its particle is the eponym, no person.
 /// In lower case, as written (the comparison ignores case).
 pub(super) const EPONYM_HEADS: &str = "syndrome síndrome sindrome syndrom maladie enfermedad malattia morbo doença doenca disease théorème teorema theorem loi ley legge lei law effet efecto effetto efeito principe principio princípio prix premio prêmio prémio museo musée museu teatro théâtre marché mercado mercato aeroporto aeropuerto aéroport stazione estación gare fondation fundación fundação fondazione";
+
+/// Words of a street corner: the run after one and a particle is a
+/// street (`esquina con Lope de Vega`, `angolo con Mazzini`, `corner of
+/// Franklin`, `Ecke zur Goethe`).
+const CORNERS: &str = "esquina angolo corner ecke angle";
+
+/// Particles of origin and of direction in a route (`de Santiago a
+/// Valparaíso`, `from Jackson to Charlotte`, `von Rosenheim nach`).
+const FROM: &str = "from de da von desde";
+
+/// `ir de Santiago a Valparaíso`: a name the lists also know as a place,
+/// alone between a particle of [`FROM`] and one of [`TOWARD`] followed by
+/// a capitalised word, is a route's start.
+pub(super) fn between_from_and_to(text: &str, words: &[Word], from: usize) -> bool {
+    let w = &words[from];
+    let (Some(before), Some(to), Some(next)) = (
+        from.checked_sub(1).map(|k| &words[k]),
+        words.get(from + 1),
+        words.get(from + 2),
+    ) else {
+        return false;
+    };
+    let written = |w: &Word| &text[w.start..w.end];
+    w.is(flag::PLACE)
+        && w.gap == Gap::Space
+        && to.gap == Gap::Space
+        && next.gap == Gap::Space
+        && next.case != Case::Lower
+        && FROM.split(' ').any(|f| f == written(before))
+        && TOWARD.split(' ').any(|t| t == written(to))
+}
 
 /// Nouns whose complement after a particle is a person (`the life of
 /// Churchill`, `la biografía de Cervantes`, `das Leben von Bismarck`, `les
