@@ -131,3 +131,16 @@ fn people_known_by_one_name_and_plans_named_after_them() {
     assert!(names("O cliente prefere o plano Camões ao plano Pessoa.").is_empty());
     assert!(names("Le client préfère la formule Molière.").is_empty());
 }
+
+#[test]
+fn a_greetings_word_in_prose_greets_no_one() {
+    // `morning` of `good morning` ends a sentence: the next one's first
+    // word (`Can`, a Turkish given name too) is not greeted.
+    assert_eq!(
+        names("Hi, I'm Eilidh MacLeod and I can't log in since this morning. Can you reset it?"),
+        ["Eilidh MacLeod"]
+    );
+    // A sign-off under its greeting still is.
+    assert_eq!(names("Thanks,\nRob"), ["Rob"]);
+    assert_eq!(names("Good morning Kalle, hi"), ["Kalle"]);
+}

@@ -258,7 +258,7 @@ pub(super) fn judge_part(
         }
     } else if let Some(prev) = before(from) {
         // A sign-off on its own line (`Thanks,\nRob`) greets too.
-        if words[from].soft_break && prev.is(flag::GREETING) {
+        if words[from].soft_break && prev.is(flag::GREETING) && greets(text, prev) {
             greeted = true;
         }
         titled |= labelled(text, words, from);
@@ -276,7 +276,9 @@ pub(super) fn judge_part(
             // riunioni Marconi`.)
             let prev_flags = late_flags(text, words, from - 1);
             titled |= prev_flags & flag::TITLE != 0;
-            greeted |= prev.is(flag::GREETING);
+            // (Not a greeting's word that ends a sentence, `this morning.
+            // Can you`, nor one in prose, `closed on Good Friday`.)
+            greeted |= prev.is(flag::GREETING) && !ends_sentence(prev) && greets(text, prev);
             if prev.is(flag::SAINT)
                 || prev_flags & flag::PLACE != 0
                 || place_word(text, prev)
