@@ -180,4 +180,7 @@ pub(crate) fn find(text: &str, never: &NeverMask, out: &mut Vec<Finding>) {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod context_tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

@@ -72,16 +72,39 @@ pub(super) fn place_given(words: &[Word], k: usize, from: usize, to: usize) -> b
 /// `Hallo Kalle,`, `Oi Tavinho,`: one capitalised word the lists do not
 /// know, right after a greeting word and before a comma or the line's end,
 /// is the name of whom the text greets.
-pub(super) fn greeted_unknown(words: &[Word], from: usize, to: usize, greeted: bool) -> bool {
+pub(super) fn greeted_unknown(
+    text: &str,
+    words: &[Word],
+    from: usize,
+    to: usize,
+    greeted: bool,
+) -> bool {
     let w = &words[from];
     greeted
         && to == from + 1
         && from > 0
         && words[from - 1].is(flag::GREETING)
+        && greets(text, &words[from - 1])
         && (w.gap == Gap::Space || (w.gap == Gap::Comma && ends_line(words, to)))
         && w.case == Case::Title
         && w.flags == 0
         && words.get(to).is_none_or(|n| n.gap != Gap::Space)
+}
+
+/// Whether the greeting word `g` greets: a greeting's last word in lower
+/// case mid-sentence after a word in lower case is prose (`er hat morgen
+/// Geburtstag`, `morgen` of `Guten Morgen`), not one first on its line or
+/// sentence, or after a capitalised word (`Guten morgen Kalle`).
+fn greets(text: &str, g: &Word) -> bool {
+    if g.case != Case::Lower || g.sentence_start || g.line_start {
+        return true;
+    }
+    let before = text[..g.start].trim_end_matches(' ');
+    let word = before
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !word.chars().next().is_some_and(char::is_lowercase)
 }
 
 /// `Annegret Wöhler`, `Anacleto Furtado`: a given name the lists know
@@ -235,20 +258,27 @@ pub(super) fn judge_part(
         }
     } else if let Some(prev) = before(from) {
         // A sign-off on its own line (`Thanks,\nRob`) greets too.
-        if words[from].soft_break && prev.is(flag::GREETING) {
+        if words[from].soft_break && prev.is(flag::GREETING) && greets(text, prev) {
             greeted = true;
         }
         titled |= labelled(text, words, from);
-        if place_labelled(text, words, from) || after_eponym_head(text, words, from) {
+        if place_labelled(text, words, from)
+            || after_eponym_head(text, words, from)
+            || head_before_particle(text, words, from, CORNERS)
+            || between_from_and_to(text, words, from)
+        {
             return;
         }
+
         if words[from].gap == Gap::Space {
             // (A long lower-case word that ended the window before is read
             // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
             // riunioni Marconi`.)
             let prev_flags = late_flags(text, words, from - 1);
             titled |= prev_flags & flag::TITLE != 0;
-            greeted |= prev.is(flag::GREETING);
+            // (Not a greeting's word that ends a sentence, `this morning.
+            // Can you`, nor one in prose, `closed on Good Friday`.)
+            greeted |= prev.is(flag::GREETING) && !ends_sentence(prev) && greets(text, prev);
             if prev.is(flag::SAINT)
                 || prev_flags & flag::PLACE != 0
                 || place_word(text, prev)
@@ -348,6 +378,11 @@ pub(super) fn judge_part(
     if from >= to {
         return;
     }
+    // After `the life of`, `das Leben von`: a person, even one the lists
+    // know as a street's or a city's name (`Garibaldi`, `Bismarck`).
+    // (Read once the run is trimmed: `Leben von Bismarck` is one run.)
+    let famous = after_person_head(text, words, from);
+    titled |= famous;
     let part = &words[from..to];
     // A place word that is also a surname, last after a given name or
     // after a title, is the surname (`Elena Fontana`, `Sra. Castillo`).
@@ -399,6 +434,7 @@ pub(super) fn judge_part(
     let sign_off = words[from].under_comma && to - from <= 2 && ends_line(words, to);
     greeted |= sign_off;
     if !sign_off
+        && !famous
         && (from..to).any(|k| {
             words[k].is(flag::PLACE)
                 && !words[k].strong()
@@ -444,6 +480,13 @@ pub(super) fn judge_part(
             from += first_given;
         }
     }
+    // `Mein Mann Jürgen`, `my Uncle Bob`: after a possessive, a word before
+    // the first given name is the kin or the role, not the name.
+    if to - from >= 2 && after_possessive(text, words, from) && !words[from].is(flag::GIVEN) {
+        if let Some(first_given) = words[from..to].iter().position(|w| w.is(flag::GIVEN)) {
+            from += first_given;
+        }
+    }
     // `Moore's law`, `Hodgkin's disease`: a surname before `'s` and an
     // eponym's head names the law or the disease (not a given name:
     // `Maria's law firm` is hers).
@@ -477,6 +520,10 @@ pub(super) fn judge_part(
                 && w.case == Case::Title
                 && !w.sentence_start
                 && (!after_determiner(words, from) || given_after_preposition(words, from));
+            // `Mi Mari dice`, `il mio Gigi`: a given name after a possessive
+            // is someone's, even one that is also a word (`mon mari`, the
+            // husband, is written in lower case).
+            let mine = given_after_possessive(text, words, from);
             // A lone surname is a name mid-sentence (`ask Fernández`), not
             // at a sentence's start or after an article (`the Newton
             // release`); a lone given name is one.
@@ -488,8 +535,8 @@ pub(super) fn judge_part(
             // preposition of place, is the place; after `from`, `de`,
             // `von` (`an email from Charlotte`) it stays a person.
             let place_after_determiner = w.is(flag::PLACE)
-                && after_determiner(words, from)
-                && before_a_place(text, &words[from - 1]);
+                && ((after_determiner(words, from) && before_a_place(text, &words[from - 1]))
+                    || toward_a_place(text, words, from));
             // `The Wilson tennis racket`, `the Newton release`: one surname
             // after English `the` names a thing, a family or an account; a
             // name that is only a given name stays a person (`I told the
@@ -501,9 +548,9 @@ pub(super) fn judge_part(
                 && text[words[from - 1].start..words[from - 1].end].eq_ignore_ascii_case("the");
             let a_place_or_thing = (place_after_determiner || after_the) && !titled && !greeted;
             !a_place_or_thing && (w.strong() && (w.is(flag::GIVEN) || surname_mid_sentence))
-                || (w.known() && (titled || greeted || initials > 0 || mid_sentence))
+                || (w.known() && (titled || greeted || initials > 0 || mid_sentence || mine))
                 || (titled && w.case == Case::Title)
-                || greeted_unknown(words, from, to, greeted)
+                || greeted_unknown(text, words, from, to, greeted)
                 || (initials > 0 && w.case == Case::Title && !w.is(flag::NOT_NAME))
         }
         _ => {
@@ -562,6 +609,46 @@ fn before_a_place(text: &str, word: &Word) -> bool {
     BEFORE_A_PLACE
         .split_whitespace()
         .any(|w| w.eq_ignore_ascii_case(written))
+}
+
+/// Words of going and travelling, and prepositions of direction after
+/// them: a name the lists also know as a place after both is the place
+/// (`Voy a Santiago en agosto`, `flights to Florence`, `ich fahre nach
+/// Rosenheim`); `llamé a Santiago` and `talk to Florence` stay persons.
+const MOTIONS: &str = "go going goes went travel travelling traveling trip flight flights fly flying move moving drive driving train voy vamos va van ir viajo viajar viaje vuelo vuelos volar llego llegar vuelvo volver mudarme vado andiamo andare viaggio viaggiare volo voli treno arrivo arrivare trasferirmi fahre fahren fährt fliege fliegen flug flüge reise reisen zug umziehen vais allons aller voyage voyager vol vols partir déménager vou vai vamos viajar viagem voo voos mudar chegar";
+const TOWARD: &str = "to a à nach para pra";
+/// Words of visiting: the name the lists also know as a place right after
+/// one is the place (`visiting Charlotte`, `vou visitar Teresina`).
+const VISITS: &str = "visiting visit visitar visitare visiter visito visita";
+
+/// Whether `words[from]` comes right after a word of [`VISITS`], or after
+/// a preposition of [`TOWARD`] that follows a word of [`MOTIONS`] (read in
+/// the text: the reader may not hold the word before the preposition).
+pub(super) fn toward_a_place(text: &str, words: &[Word], from: usize) -> bool {
+    let w = &words[from];
+    if w.gap != Gap::Space {
+        return false;
+    }
+    let last_word = |end: usize| {
+        let before = text[..end].trim_end_matches(' ');
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !c.is_alphabetic())
+            .map_or(0, |(at, c)| at + c.len_utf8());
+        (start, &before[start..])
+    };
+    let in_list = |list: &str, word: &str| {
+        !word.is_empty()
+            && list
+                .split(' ')
+                .any(|m| m.chars().eq(word.chars().flat_map(char::to_lowercase)))
+    };
+    let (at, prep) = last_word(w.start);
+    if in_list(VISITS, prep) {
+        return true;
+    }
+    in_list(TOWARD, prep) && in_list(MOTIONS, last_word(at).1)
 }
 
 pub(super) const DETERMINERS: &str = "the a an in on at of this that my your our la el il lo le les los las gli i un una uno une der die das den dem des ein eine einen einem im am o os as um uma en em no na nel nella del della al du au mi tu su mio mia sua mein meine mon ma son ses leur meu minha seu sua per para por pour con with mit avec com from von di de da";
@@ -697,6 +784,32 @@ pub(super) fn given_after_preposition(words: &[Word], k: usize) -> bool {
         && words[k - 1].is(flag::COMPANION)
 }
 
+/// Possessives of the six languages, before a kin word or a name (`my`,
+/// `mi`, `il mio`, `mein`, `mon`, `meu`).
+const POSSESSIVES: &str = "my our mi mis nuestro nuestra mio mia miei mie nostro nostra mein meine meinem meinen meiner unser unsere mon ma mes notre meu minha meus minhas nosso nossa";
+
+/// Whether a possessive of [`POSSESSIVES`] stands right before
+/// `words[k]`, in any case (`Mi Mari`, `Mein Mann Jürgen`).
+pub(super) fn after_possessive(text: &str, words: &[Word], k: usize) -> bool {
+    k > 0 && words[k].gap == Gap::Space && {
+        let before = &text[words[k - 1].start..words[k - 1].end];
+        POSSESSIVES
+            .split(' ')
+            .any(|p| p.chars().eq(before.chars().flat_map(char::to_lowercase)))
+    }
+}
+
+/// `Mi Mari`, `il mio Gigi`, `meine Rosa`: a given name in title case
+/// after a possessive (not one the lists know as a place too: `my
+/// Florence trip`).
+pub(super) fn given_after_possessive(text: &str, words: &[Word], k: usize) -> bool {
+    let w = &words[k];
+    w.is(flag::GIVEN)
+        && !w.is(flag::PLACE)
+        && w.case == Case::Title
+        && after_possessive(text, words, k)
+}
+
 pub(super) fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
 }
@@ -749,8 +862,17 @@ pub(super) fn label_field(text: &str, words: &[Word], first: usize) -> Option<us
         let w = &words[k];
         if k > first {
             let after_particle = words[k - 1].is(flag::PARTICLE);
+            // `"name": "henrike lorenzen"`: a lower-case word the lists do
+            // not know, after a given name and last in a quoted value, is
+            // her or his surname.
+            let quoted_surname = w.case == Case::Lower
+                && w.flags == 0
+                && w.end - w.start >= 3
+                && words[k - 1].is(flag::GIVEN)
+                && matches!(text.as_bytes().get(w.end), Some(b'"'));
             let fits = w.known()
                 || w.is(flag::PARTICLE)
+                || quoted_surname
                 || (w.case != Case::Lower
                     && !w.is(flag::NOT_NAME)
                     && (!w.is(flag::PLACE) || after_particle));
@@ -833,7 +955,7 @@ pub(super) fn firm(text: &str, words: &[Word], from: usize, to: usize) -> bool {
 /// Keys of tool calls' JSON and form fields whose value is a place, a
 /// firm or a thing (split at spaces: one string costs the filter less than
 /// a slice).
-pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
+pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société account organization organisation organización unternehmen street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
 
 /// `"ciudad": "Santiago"`, `"company": "Morgan Stanley"`: a run right
 /// after such a key and its colon (as [`labelled`] reads one) is a place's
@@ -843,11 +965,21 @@ pub(super) fn place_labelled(text: &str, words: &[Word], from: usize) -> bool {
         return false;
     };
     let key = &text[label.start..label.end];
-    label.case == Case::Lower
+    let between = &text[label.end..words[from].start];
+    let is_place_label = || PLACE_LABELS.split(' ').any(|l| l.eq_ignore_ascii_case(key));
+    // `"ciudad": "Santiago"`: a JSON key in lower case.
+    let json_key = label.case == Case::Lower
         && words[from].gap == Gap::Break
-        && (3..=6).contains(&(words[from].start - label.end))
-        && text[label.end..words[from].start].contains(':')
-        && PLACE_LABELS.split(' ').any(|l| l.eq_ignore_ascii_case(key))
+        && (3..=6).contains(&between.len())
+        && between.contains(':');
+    // `Company: Hamilton & Clarke LLP`, `Empresa: Souza Cruz.`: a form's
+    // field in any case, unless its value starts with a given name the lists
+    // know as nothing else and not as a firm's word (`Firma: Juan Pérez`
+    // signs in Spanish; `Account: Morgan Stanley Wealth` is a firm).
+    let form_field = !label.glued
+        && matches!(between, ": " | " : " | ":\u{a0}")
+        && !(words[from].strong() && words[from].is(flag::GIVEN) && !words[from].is(flag::FIRM));
+    (json_key || form_field) && is_place_label()
 }
 
 /// Nouns named after a person by a particle (`syndrome de Gilles de la
@@ -856,10 +988,69 @@ pub(super) fn place_labelled(text: &str, words: &[Word], from: usize) -> bool {
 /// In lower case, as written (the comparison ignores case).
 pub(super) const EPONYM_HEADS: &str = "syndrome síndrome sindrome syndrom maladie enfermedad malattia morbo doença doenca disease théorème teorema theorem loi ley legge lei law effet efecto effetto efeito principe principio princípio prix premio prêmio prémio museo musée museu teatro théâtre marché mercado mercato aeroporto aeropuerto aéroport stazione estación gare fondation fundación fundação fondazione";
 
+/// Words of a street corner: the run after one and a particle is a
+/// street (`esquina con Lope de Vega`, `angolo con Mazzini`, `corner of
+/// Franklin`, `Ecke zur Goethe`).
+const CORNERS: &str = "esquina angolo corner ecke angle";
+
+/// Particles of origin and of direction in a route (`de Santiago a
+/// Valparaíso`, `from Jackson to Charlotte`, `von Rosenheim nach`).
+const FROM: &str = "from de da von desde";
+
+/// `ir de Santiago a Valparaíso`: a name the lists also know as a place,
+/// alone between a particle of [`FROM`] and one of [`TOWARD`] followed by
+/// a capitalised word, is a route's start.
+pub(super) fn between_from_and_to(text: &str, words: &[Word], from: usize) -> bool {
+    let w = &words[from];
+    let (Some(before), Some(to), Some(next)) = (
+        from.checked_sub(1).map(|k| &words[k]),
+        words.get(from + 1),
+        words.get(from + 2),
+    ) else {
+        return false;
+    };
+    let written = |w: &Word| &text[w.start..w.end];
+    w.is(flag::PLACE)
+        && w.gap == Gap::Space
+        && to.gap == Gap::Space
+        && next.gap == Gap::Space
+        && next.case != Case::Lower
+        && FROM.split(' ').any(|f| f == written(before))
+        && TOWARD.split(' ').any(|t| t == written(to))
+}
+
+/// Nouns whose complement after a particle is a person (`the life of
+/// Churchill`, `la biografía de Cervantes`, `das Leben von Bismarck`, `les
+/// pièces de Molière`): a capitalised run after one and its particle is a
+/// person, even a lone surname the lists know as a street's or a city's.
+/// In lower case, as written (the comparison ignores case).
+/// (Not `works`, `obra`: `works at Morgan`, `a obra em Vila Nova`.)
+pub(super) const PERSON_HEADS: &str = "life biography poems novels paintings quotes vida biografía biografia poemas novelas cuadros vita opere poesie romanzi quadri leben biografie werke gedichte romane vie biographie œuvre oeuvre œuvres oeuvres poèmes romans tableaux pièces romances quadros";
+
+/// Particles of whose (`of`, `de`, `von`): after a [`PERSON_HEADS`] word,
+/// only these lead to the person (`la vida en Madrid` is a place's).
+const OF: &str = "of de di von des da do du del della dello dei degli dos das";
+
+/// Whether a particle of [`OF`] stands right before `words[from]`, and one
+/// of [`PERSON_HEADS`] right before it.
+pub(super) fn after_person_head(text: &str, words: &[Word], from: usize) -> bool {
+    let of = from.checked_sub(1).is_some_and(|k| {
+        let written = &text[words[k].start..words[k].end];
+        OF.split(' ').any(|p| p == written)
+    });
+    of && head_before_particle(text, words, from, PERSON_HEADS)
+}
+
 /// Whether a lower-case particle (`de`, `di`, `da`, `of`) stands right
 /// before `words[from]`, and one of [`EPONYM_HEADS`] right before it.
 /// (The head is not read as a word: the text before the particle is.)
 pub(super) fn after_eponym_head(text: &str, words: &[Word], from: usize) -> bool {
+    head_before_particle(text, words, from, EPONYM_HEADS)
+}
+
+/// Whether a lower-case particle or determiner stands right before
+/// `words[from]`, and a word of `heads` right before it.
+fn head_before_particle(text: &str, words: &[Word], from: usize, heads: &str) -> bool {
     let Some(particle) = from.checked_sub(1).map(|k| &words[k]) else {
         return false;
     };
@@ -875,7 +1066,7 @@ pub(super) fn after_eponym_head(text: &str, words: &[Word], from: usize) -> bool
         .next()
         .unwrap_or("");
     !head.is_empty()
-        && EPONYM_HEADS
+        && heads
             .split(' ')
             .any(|h| h.chars().eq(head.chars().flat_map(char::to_lowercase)))
 }

@@ -70,9 +70,14 @@ pub(super) fn read_words(
             // A long lower-case word after the capitalised one ends the
             // window and is no particle: not looked up.
             // (And a tool call's JSON key, `"nachname": "…"`: a label.)
+            // (And a word after a cue this window passed: `{"nome":
+            // "rosaria esposito"` in a window that started before it.)
             let looked_up = start < trigger
                 || forced > 0
                 || end - start <= MAX_PARTICLE_BYTES
+                || cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
                 || text[end..].starts_with("\":")
                 || text[end..].starts_with("\\\":");
             let word = reader.push(start, end, looked_up, folded);
@@ -88,6 +93,15 @@ pub(super) fn read_words(
                 break;
             }
             if forced > 0 {
+                // A cue inside a cue's window (`{"name": "cerca", "arguments":
+                // {"nome": "rosaria esposito"`): its words are read in full.
+                if cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
+                {
+                    next_cue += 1;
+                    forced = CUED_WORDS;
+                }
                 forced -= 1;
                 continue;
             }
@@ -167,9 +181,14 @@ pub(super) fn words_reference(
             // A long lower-case word after the capitalised one ends the
             // window and is no particle: not looked up.
             // (And a tool call's JSON key, `"nachname": "…"`: a label.)
+            // (And a word after a cue this window passed: `{"nome":
+            // "rosaria esposito"` in a window that started before it.)
             let looked_up = start < trigger
                 || forced > 0
                 || end - start <= MAX_PARTICLE_BYTES
+                || cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
                 || text[end..].starts_with("\":")
                 || text[end..].starts_with("\\\":");
             let word = reader.push(start, end, looked_up, folded);
@@ -178,6 +197,15 @@ pub(super) fn words_reference(
                 continue; // the word before: context
             }
             if forced > 0 {
+                // A cue inside a cue's window (`{"name": "cerca", "arguments":
+                // {"nome": "rosaria esposito"`): its words are read in full.
+                if cues
+                    .get(next_cue)
+                    .is_some_and(|c| c.end >= trigger && c.end <= start)
+                {
+                    next_cue += 1;
+                    forced = CUED_WORDS;
+                }
                 forced -= 1;
                 continue;
             }
