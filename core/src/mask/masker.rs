@@ -521,7 +521,7 @@ impl Run<'_> {
         acc: &mut TextMasking,
         depth: usize,
     ) -> Result<(), CoreError> {
-        let Ok(text) = std::str::from_utf8(doc.raw(node)) else {
+        let Some(text) = doc.raw_str(node) else {
             return Ok(()); // the parser checked it: ASCII
         };
         self.stats.texts += 1;
@@ -669,7 +669,7 @@ impl Run<'_> {
                     _ => false,
                 },
                 NodeKind::Number => {
-                    let raw = std::str::from_utf8(inner.raw(node)).unwrap_or_default();
+                    let raw = inner.raw_str(node).unwrap_or_default();
                     let digits = integer_form(raw);
                     let digits = digits.as_deref().unwrap_or(raw);
                     holds_value(self.detectors, self.index, digits, self.scratch)
