@@ -189,6 +189,15 @@ impl<'a> Document<'a> {
         &self.bytes[self.span(id)]
     }
 
+    /// [`Document::raw`] as text: the document was checked as UTF-8 once
+    /// when parsed, and a span starts and ends beside ASCII bytes (quotes,
+    /// brackets, digits), so no byte is read again. `None` only where
+    /// `std::str::from_utf8` of the raw bytes would fail too (never for a
+    /// span the parser recorded).
+    pub fn raw_str(&self, id: NodeId) -> Option<&'a str> {
+        self.text.get(self.span(id))
+    }
+
     /// Whether a string value holds a backslash escape.
     pub fn is_escaped(&self, id: NodeId) -> bool {
         self.node(id).escaped
@@ -737,6 +746,28 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(strings_of(&doc), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// Every node's raw text is what checking its raw bytes as UTF-8
+        /// again gives (non-ASCII strings, escapes, compact and pretty).
+        #[test]
+        fn raw_str_is_the_raw_bytes_checked_again(
+            value in crate::json::document::tests::arb_json(),
+            pretty in proptest::bool::ANY,
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let doc = Document::parse(text.as_bytes()).unwrap();
+            for node in doc.nodes() {
+                let again = std::str::from_utf8(doc.raw(node)).ok();
+                proptest::prop_assert!(again.is_some());
+                proptest::prop_assert_eq!(doc.raw_str(node), again);
+            }
         }
     }
 

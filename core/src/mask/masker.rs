@@ -18,7 +18,7 @@ use crate::provider::verbatim::field_for;
 use crate::provider::{
     is_base64_media, is_data_url_media, BodyFormat, ProviderRef, Verbatim, VerbatimField,
 };
-use crate::snapshot::{Slot, SnapshotIndex};
+use crate::snapshot::{EntryRef, Slot, SnapshotIndex};
 use crate::surrogate::email_company_domain;
 use crate::wire::{EntryId, NewValue};
 use std::ops::Range;
@@ -332,8 +332,7 @@ impl Run<'_> {
             .iter()
             .filter_map(|(slot, _)| self.index.entry(*slot))
             .filter(|entry| *entry.kind == Kind::Email)
-            .filter_map(|entry| email_company_domain(entry.value))
-            .filter_map(|domain| self.index.by_value(domain))
+            .filter_map(|entry| company_domain_entry(self.index, entry.value))
             .map(|domain| (domain.slot, domain.id))
             .collect();
         if !domains.is_empty() {
@@ -522,7 +521,7 @@ impl Run<'_> {
         acc: &mut TextMasking,
         depth: usize,
     ) -> Result<(), CoreError> {
-        let Ok(text) = std::str::from_utf8(doc.raw(node)) else {
+        let Some(text) = doc.raw_str(node) else {
             return Ok(()); // the parser checked it: ASCII
         };
         self.stats.texts += 1;
@@ -670,7 +669,7 @@ impl Run<'_> {
                     _ => false,
                 },
                 NodeKind::Number => {
-                    let raw = std::str::from_utf8(inner.raw(node)).unwrap_or_default();
+                    let raw = inner.raw_str(node).unwrap_or_default();
                     let digits = integer_form(raw);
                     let digits = digits.as_deref().unwrap_or(raw);
                     holds_value(self.detectors, self.index, digits, self.scratch)
@@ -907,6 +906,17 @@ impl Run<'_> {
     }
 }
 
+/// The entry of an e-mail value's company domain ([`email_company_domain`]),
+/// when the vault holds one. The vault is asked first: most domains are
+/// no entry, and the lookup rejects them before the domain is parsed and
+/// checked against the provider lists (the company domain is always the
+/// text after the value's last `@`).
+fn company_domain_entry<'i>(index: &'i SnapshotIndex, value: &str) -> Option<EntryRef<'i>> {
+    let (_, after_at) = value.rsplit_once('@')?;
+    let entry = index.by_value(after_at)?;
+    (email_company_domain(value) == Some(after_at)).then_some(entry)
+}
+
 /// A string whose first non-whitespace char opens a JSON object, array or
 /// string: it is tried as JSON (escapes inside could hide a value from a
 /// text scan), and masked as text when it is not.
@@ -1029,5 +1039,77 @@ mod number_tests {
         ] {
             assert!(!is_json_number(bad), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod domain_tests {
+    use super::{company_domain_entry, email_company_domain};
+    use crate::kind::Kind;
+    use crate::snapshot::SnapshotIndex;
+    use crate::wire::{Entry, EntryId, Snapshot};
+    use proptest::prelude::*;
+
+    /// Domains in the vault: company ones, a provider, odd forms.
+    const DOMAINS: &[&str] = &[
+        "acme.it",
+        "gmail.com",
+        "x",
+        "b.it.",
+        "ACME.IT",
+        "a@b.it",
+        "-bad-.it",
+    ];
+
+    fn index() -> SnapshotIndex {
+        SnapshotIndex::from_snapshot(Snapshot {
+            version: 1,
+            generation: 1,
+            seq: 1,
+            retired_salt: "00".repeat(16),
+            retired: vec![],
+            entries: DOMAINS
+                .iter()
+                .enumerate()
+                .map(|(i, domain)| Entry {
+                    id: EntryId([i as u8 + 1; 16]),
+                    value: (*domain).into(),
+                    surrogate: format!("d{i}.example"),
+                    kind: Kind::Domain,
+                    generation: 1,
+                })
+                .collect(),
+        })
+        .unwrap()
+    }
+
+    proptest! {
+        /// The vault is asked first, with the same answer as the domain
+        /// check then the lookup.
+        #[test]
+        fn asks_the_vault_first_with_the_same_answer(
+            local in prop::sample::select(vec!["", "mario", "a@b", "\"x@y\"", "mario.rossi"]),
+            at in prop::sample::select(vec!["@", "", "@@"]),
+            domain in prop::sample::select(
+                DOMAINS.iter().copied().chain(["", "other.it", "b.it"]).collect::<Vec<_>>()
+            ),
+        ) {
+            let index = index();
+            let value = format!("{local}{at}{domain}");
+            let first = email_company_domain(&value)
+                .and_then(|d| index.by_value(d))
+                .map(|e| e.slot);
+            prop_assert_eq!(company_domain_entry(&index, &value).map(|e| e.slot), first);
+        }
+    }
+
+    #[test]
+    fn a_company_domain_in_the_vault_is_found_and_a_provider_is_not() {
+        let index = index();
+        assert!(company_domain_entry(&index, "mario@acme.it").is_some());
+        assert!(company_domain_entry(&index, "mario@gmail.com").is_none());
+        assert!(company_domain_entry(&index, "@acme.it").is_none());
+        assert!(company_domain_entry(&index, "mario@other.it").is_none());
     }
 }

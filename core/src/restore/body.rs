@@ -178,7 +178,7 @@ pub(crate) fn restore_string(
     if is_sealed(doc, id) {
         return None;
     }
-    let raw = std::str::from_utf8(doc.raw(id)).ok()?;
+    let raw = doc.raw_str(id)?;
     let text: Cow<'_, str> = if doc.is_escaped(id) {
         doc.str_value(id)?.ok()?
     } else {
