@@ -1,10 +1,13 @@
-//! A compact id → slot table for [`super::entry_store::EntryStore`]: open
-//! addressing over `u32` slot numbers only (the ids stay in the store, the
-//! table asks it to compare), so a lookup is O(1) on average for ~5-10
-//! bytes per entry instead of a linear scan of every slot.
+//! A compact fingerprint → slots table for
+//! [`super::entry_store::EntryStore`]: open addressing over `u32` slot
+//! numbers only (the fingerprints stay in the store's records, the table
+//! asks it to compare), so a lookup is O(1) on average for ~5-10 bytes per
+//! entry instead of a linear scan of every slot. Two entries may carry one
+//! fingerprint: both are kept, and a lookup goes on past a slot its caller
+//! does not accept.
 
 use super::entry_store::Slot;
-use crate::wire::EntryId;
+use crate::wire::EntryFingerprint;
 
 /// A bucket never used.
 const EMPTY: u32 = u32::MAX;
@@ -14,7 +17,7 @@ const TOMBSTONE: u32 = u32::MAX - 1;
 const LOAD_NUM: usize = 7;
 const LOAD_DEN: usize = 8;
 
-/// Slots keyed by the id the store holds in them.
+/// Slots keyed by the fingerprint the store holds in them.
 #[derive(Default)]
 pub(crate) struct IdSlots {
     buckets: Vec<u32>,
@@ -22,17 +25,10 @@ pub(crate) struct IdSlots {
     tombstones: usize,
 }
 
-/// Mixes all 16 bytes of an id (ids are random from the control service,
+/// Mixes a fingerprint's bits (ids are random from the control service,
 /// but tests and replays use patterned ones).
-fn hash(id: &EntryId) -> u64 {
-    let bytes = id.0;
-    let mut lo = [0u8; 8];
-    let mut hi = [0u8; 8];
-    lo.copy_from_slice(&bytes[..8]);
-    hi.copy_from_slice(&bytes[8..]);
-    let a = u64::from_le_bytes(lo);
-    let b = u64::from_le_bytes(hi);
-    let x = (a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+fn hash(fingerprint: EntryFingerprint) -> u64 {
+    let x = fingerprint.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     x ^ (x >> 31)
 }
 
@@ -48,23 +44,25 @@ impl IdSlots {
         }
     }
 
-    /// The slot holding `id`; `id_at` tells which id a slot holds.
-    pub(crate) fn get(
+    /// The first slot holding `fingerprint` that `accept` takes;
+    /// `fingerprint_at` tells which fingerprint a slot holds.
+    pub(crate) fn first_where(
         &self,
-        id: &EntryId,
-        id_at: impl Fn(Slot) -> Option<EntryId>,
+        fingerprint: EntryFingerprint,
+        fingerprint_at: impl Fn(Slot) -> Option<EntryFingerprint>,
+        accept: impl Fn(Slot) -> bool,
     ) -> Option<Slot> {
         if self.buckets.is_empty() {
             return None;
         }
         let mask = self.buckets.len() - 1;
-        let mut i = hash(id) as usize & mask;
+        let mut i = hash(fingerprint) as usize & mask;
         for _ in 0..self.buckets.len() {
             match self.buckets[i] {
                 EMPTY => return None,
                 TOMBSTONE => {}
                 slot => {
-                    if id_at(slot).as_ref() == Some(id) {
+                    if fingerprint_at(slot) == Some(fingerprint) && accept(slot) {
                         return Some(slot);
                     }
                 }
@@ -74,19 +72,19 @@ impl IdSlots {
         None
     }
 
-    /// Records that `slot` holds `id` (the caller made sure `id` is not
-    /// already present).
+    /// Records that `slot` holds `fingerprint` (other slots may hold it
+    /// too).
     pub(crate) fn insert(
         &mut self,
-        id: &EntryId,
+        fingerprint: EntryFingerprint,
         slot: Slot,
-        id_at: impl Fn(Slot) -> Option<EntryId>,
+        fingerprint_at: impl Fn(Slot) -> Option<EntryFingerprint>,
     ) {
         if (self.live + self.tombstones + 1) * LOAD_DEN > self.buckets.len() * LOAD_NUM {
-            self.rebuild(self.live + 1, &id_at);
+            self.rebuild(self.live + 1, &fingerprint_at);
         }
         let mask = self.buckets.len() - 1;
-        let mut i = hash(id) as usize & mask;
+        let mut i = hash(fingerprint) as usize & mask;
         loop {
             match self.buckets[i] {
                 EMPTY => break,
@@ -101,13 +99,14 @@ impl IdSlots {
         self.live += 1;
     }
 
-    /// Forgets that `slot` holds `id`; call before the store frees it.
-    pub(crate) fn remove(&mut self, id: &EntryId, slot: Slot) {
+    /// Forgets that `slot` holds `fingerprint`; call before the store
+    /// frees it.
+    pub(crate) fn remove(&mut self, fingerprint: EntryFingerprint, slot: Slot) {
         if self.buckets.is_empty() {
             return;
         }
         let mask = self.buckets.len() - 1;
-        let mut i = hash(id) as usize & mask;
+        let mut i = hash(fingerprint) as usize & mask;
         for _ in 0..self.buckets.len() {
             match self.buckets[i] {
                 EMPTY => return,
@@ -125,13 +124,19 @@ impl IdSlots {
 
     /// Re-hashes the live slots into a table sized for `want` entries,
     /// dropping tombstones.
-    fn rebuild(&mut self, want: usize, id_at: &impl Fn(Slot) -> Option<EntryId>) {
+    fn rebuild(
+        &mut self,
+        want: usize,
+        fingerprint_at: &impl Fn(Slot) -> Option<EntryFingerprint>,
+    ) {
         let size = buckets_for(want);
         let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
         let mask = size - 1;
         for slot in old.into_iter().filter(|s| *s != EMPTY && *s != TOMBSTONE) {
-            let Some(id) = id_at(slot) else { continue };
-            let mut i = hash(&id) as usize & mask;
+            let Some(fingerprint) = fingerprint_at(slot) else {
+                continue;
+            };
+            let mut i = hash(fingerprint) as usize & mask;
             while self.buckets[i] != EMPTY {
                 i = (i + 1) & mask;
             }
@@ -161,7 +166,7 @@ fn buckets_for(want: usize) -> usize {
 mod tests {
     use super::super::entry_store::EntryStore;
     use crate::kind::Kind;
-    use crate::wire::{Entry, EntryId};
+    use crate::wire::{Entry, EntryFingerprint, EntryId};
     use std::collections::HashMap;
 
     fn entry(id: EntryId, n: u32) -> Entry {
@@ -217,7 +222,10 @@ mod tests {
         }
         for (id, slot) in &model {
             assert_eq!(store.slot_of(id), Some(*slot));
-            assert_eq!(store.get(*slot).map(|e| e.id), Some(*id));
+            assert_eq!(
+                store.get(*slot).map(|e| e.fingerprint),
+                Some(id.fingerprint())
+            );
         }
         assert_eq!(store.len(), model.len());
     }
@@ -227,14 +235,16 @@ mod tests {
         for entries in [0usize, 1, 14, 15, 100, 10_000] {
             let mut table = super::IdSlots::with_capacity(entries);
             let size = table.buckets.len();
-            let ids: Vec<EntryId> = (0..entries as u32).map(id_of_distinct).collect();
-            for (slot, id) in ids.iter().enumerate() {
-                table.insert(id, slot as u32, |s| ids.get(s as usize).copied());
+            let fps: Vec<EntryFingerprint> = (0..entries as u32)
+                .map(|n| id_of_distinct(n).fingerprint())
+                .collect();
+            for (slot, fp) in fps.iter().enumerate() {
+                table.insert(*fp, slot as u32, |s| fps.get(s as usize).copied());
             }
             assert_eq!(table.buckets.len(), size, "{entries} entries");
-            for (slot, id) in ids.iter().enumerate() {
+            for (slot, fp) in fps.iter().enumerate() {
                 assert_eq!(
-                    table.get(id, |s| ids.get(s as usize).copied()),
+                    table.first_where(*fp, |s| fps.get(s as usize).copied(), |_| true),
                     Some(slot as u32)
                 );
             }
