@@ -223,7 +223,8 @@ impl MaskMemo {
         }
         // By fingerprint: an entry that used another id of the same
         // fingerprint goes too (masked again at its next use).
-        let fingerprints: HashSet<EntryFingerprint> = ids.iter().map(EntryId::fingerprint).collect();
+        let fingerprints: HashSet<EntryFingerprint> =
+            ids.iter().map(EntryId::fingerprint).collect();
         let doomed: Vec<u128> = self
             .entries
             .iter()

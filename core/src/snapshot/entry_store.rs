@@ -165,7 +165,10 @@ impl EntryStore {
     ) -> Result<(Self, CompactHead), CoreError> {
         let mut store = EntryStore::default();
         store.base = bytes;
-        if store.base.starts_with(&crate::wire::compact_snapshot::SNAPSHOT_MAGIC) {
+        if store
+            .base
+            .starts_with(&crate::wire::compact_snapshot::SNAPSHOT_MAGIC)
+        {
             fingerprint_in_place(&mut store.base)?;
         }
         let head = store.read_base(check)?;
@@ -204,9 +207,10 @@ impl EntryStore {
                 return Err(bad(position, "its kind is outside the kinds table"));
             }
             // `checked_text`'s SAFETY rests on this check.
-            let (Ok(value), Ok(surrogate)) =
-                (std::str::from_utf8(r.value), std::str::from_utf8(r.surrogate))
-            else {
+            let (Ok(value), Ok(surrogate)) = (
+                std::str::from_utf8(r.value),
+                std::str::from_utf8(r.surrogate),
+            ) else {
                 return Err(bad(position, "not UTF-8"));
             };
             check(value, surrogate, position)?;

@@ -124,11 +124,7 @@ impl IdSlots {
 
     /// Re-hashes the live slots into a table sized for `want` entries,
     /// dropping tombstones.
-    fn rebuild(
-        &mut self,
-        want: usize,
-        fingerprint_at: &impl Fn(Slot) -> Option<EntryFingerprint>,
-    ) {
+    fn rebuild(&mut self, want: usize, fingerprint_at: &impl Fn(Slot) -> Option<EntryFingerprint>) {
         let size = buckets_for(want);
         let old = std::mem::replace(&mut self.buckets, vec![EMPTY; size]);
         let mask = size - 1;

@@ -2,6 +2,8 @@
 //! events in order, forget, retired surrogates, stream hold-back.
 //! Rule labels (V3) are those of docs/product-rules.md.
 
+mod fingerprints;
+
 use super::*;
 use crate::keyed_hash::retired_hash;
 use crate::kind::Kind;
@@ -413,8 +415,18 @@ fn a_compact_index_under_adds_and_forgets_answers_as_a_model() {
         for e in model.values() {
             let found = index.by_value(&e.value).unwrap();
             assert_eq!(
-                (found.fingerprint, found.surrogate, found.kind, found.generation),
-                (e.id.fingerprint(), e.surrogate.as_str(), &e.kind, e.generation),
+                (
+                    found.fingerprint,
+                    found.surrogate,
+                    found.kind,
+                    found.generation
+                ),
+                (
+                    e.id.fingerprint(),
+                    e.surrogate.as_str(),
+                    &e.kind,
+                    e.generation
+                ),
                 "round {round}"
             );
             assert_eq!(

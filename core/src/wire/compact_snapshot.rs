@@ -243,11 +243,7 @@ impl<'a> CompactSnapshot<'a> {
         Self::parse_with(bytes, total, false)
     }
 
-    fn parse_with(
-        bytes: &'a [u8],
-        total: usize,
-        fingerprinted: bool,
-    ) -> Result<Self, CoreError> {
+    fn parse_with(bytes: &'a [u8], total: usize, fingerprinted: bool) -> Result<Self, CoreError> {
         let mut r = Reader { bytes, pos: 0 };
         let magic = r.take(SNAPSHOT_MAGIC.len(), "magic")?;
         let id_bytes = if magic == SNAPSHOT_MAGIC {
