@@ -81,8 +81,7 @@ fn main() {
         // form (ids as 8-byte fingerprints), which its index keeps.
         let split = SnapshotSplit::new(&wire, 256 * 1024, 1).expect("split");
         let parts: Vec<Vec<u8>> = (0..split.len()).map(|i| split.part(&wire, i)).collect();
-        let compact =
-            join_fingerprinted(&split.manifest, |i| parts.get(i).cloned()).expect("join");
+        let compact = join_fingerprinted(&split.manifest, |i| parts.get(i).cloned()).expect("join");
         let raw: usize = snapshot
             .entries
             .iter()

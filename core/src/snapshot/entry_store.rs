@@ -6,16 +6,17 @@
 //! joined snapshot's own bytes are kept whole and read where they lie, and
 //! entries added later are appended, in the same layout, to a second
 //! buffer. A slot is one `u32` (where its record starts), so the store
-//! costs the snapshot's bytes plus 4 bytes an entry and the fingerprint
-//! table, and building it copies nothing.
+//! costs the snapshot's bytes plus 4 bytes an entry, and building it
+//! copies nothing.
 //!
 //! Records keep a fingerprint, not the whole id: two entries may share one
 //! (about one chance in 2^64 a pair), so nothing here decides by a
-//! fingerprint alone what to drop — the store finds the slots that carry
-//! one ([`EntryStore::slot_where`]) and the caller confirms each by what
+//! fingerprint alone what to drop — the store lists the slots that carry
+//! some ([`EntryStore::slots_where`]) and the caller confirms each by what
 //! it knows of the entry (a forget: the retired hash of its surrogate).
+//! There is no fingerprint → slot table (5-7 bytes an entry): only a
+//! forget looks entries up by id, once per event, in one pass.
 
-use super::id_slots::IdSlots;
 use super::index::listed_twice;
 use super::retired_set::RetiredSet;
 use crate::error::CoreError;
@@ -127,9 +128,6 @@ pub(crate) struct EntryStore {
     free: Vec<Slot>,
     kinds: Vec<Kind>,
     live: usize,
-    /// fingerprint → slots, so `slot_where` is O(1) (it runs for each
-    /// forgotten id).
-    by_id: IdSlots,
 }
 
 impl Drop for EntryStore {
@@ -184,7 +182,6 @@ impl EntryStore {
             slots,
             kinds,
             live,
-            by_id,
             ..
         } = self;
         let compact = CompactSnapshot::parse_fingerprinted(base)?;
@@ -194,7 +191,6 @@ impl EntryStore {
         }
         kinds.extend_from_slice(compact.kinds());
         slots.reserve_exact(compact.entry_count());
-        *by_id = IdSlots::with_capacity(compact.entry_count());
         let bytes: &[u8] = base;
         let bad = |position: usize, reason: &str| CoreError::BadEntry {
             position,
@@ -214,28 +210,11 @@ impl EntryStore {
                 return Err(bad(position, "not UTF-8"));
             };
             check(value, surrogate, position)?;
-            let value_at = |s: Slot| record_at(bytes, *slots.get(s as usize)? as usize);
-            let fp_at = |s: Slot| fingerprint_at(bytes, *slots.get(s as usize)? as usize);
-            // An id is the keyed hash of its value: a second record of a
-            // value under the same fingerprint is its id listed twice (a
-            // forget would leave one behind). Another value under it is
-            // another id. (A compact snapshot's ids were all compared
-            // whole by `fingerprint_in_place`.)
-            let twice = by_id.first_where(r.fingerprint, fp_at, |s| {
-                value_at(s).is_some_and(|other| other.value == r.value)
-            });
-            if twice.is_some() {
-                return Err(listed_twice(position));
-            }
             let start = u32::try_from(at)
                 .ok()
                 .filter(|at| *at < ADDED)
                 .ok_or_else(|| CoreError::Wire("compact snapshot: larger than 2 GiB".into()))?;
             slots.push(start);
-            let slot = (slots.len() - 1) as Slot;
-            by_id.insert(r.fingerprint, slot, |s| {
-                fingerprint_at(bytes, *slots.get(s as usize)? as usize)
-            });
             *live += 1;
             at = r.end;
         }
@@ -300,27 +279,25 @@ impl EntryStore {
         self.record(slot).map(|r| r.surrogate)
     }
 
-    /// The first slot whose entry carries `fingerprint` and that `accept`
-    /// takes (a hash lookup: it runs for each forgotten id). Another
-    /// entry may carry the same fingerprint: `accept` confirms the entry
-    /// by something the caller knows of it.
-    pub(crate) fn slot_where(
-        &self,
-        fingerprint: EntryFingerprint,
-        accept: impl Fn(Slot) -> bool,
-    ) -> Option<Slot> {
-        self.by_id.first_where(
-            fingerprint,
-            |s| fingerprint_in(&self.base, &self.added, &self.slots, s),
-            accept,
-        )
+    /// Every active slot whose fingerprint `wanted` takes, in one pass
+    /// over the slots (a forget's ids are looked up together, once per
+    /// event). Another entry may carry a wanted fingerprint: the caller
+    /// confirms each slot by something it knows of the entry.
+    pub(crate) fn slots_where(&self, wanted: impl Fn(EntryFingerprint) -> bool) -> Vec<Slot> {
+        (0..self.slots.len() as Slot)
+            .filter(|&s| {
+                fingerprint_in(&self.base, &self.added, &self.slots, s).is_some_and(&wanted)
+            })
+            .collect()
     }
 
     /// The first slot carrying `id`'s fingerprint (tests: their ids never
     /// share one).
     #[cfg(test)]
     pub(crate) fn slot_of(&self, id: &crate::wire::EntryId) -> Option<Slot> {
-        self.slot_where(id.fingerprint(), |_| true)
+        self.slots_where(|fp| fp == id.fingerprint())
+            .first()
+            .copied()
     }
 
     /// Appends an entry's record to `added` and wipes the entry's strings.
@@ -375,24 +352,15 @@ impl EntryStore {
                 (self.slots.len() - 1) as Slot
             }
         };
-        let EntryStore {
-            base,
-            added,
-            slots,
-            by_id,
-            ..
-        } = self;
-        by_id.insert(fingerprint, slot, |s| fingerprint_in(base, added, slots, s));
         Some(slot)
     }
 
     /// Removes an entry and wipes its record before the slot is freed (a
     /// forgotten value must not linger in the VM's memory).
     pub(crate) fn remove(&mut self, slot: Slot) -> bool {
-        let Some((fingerprint, end)) = self.record(slot).map(|r| (r.fingerprint, r.end)) else {
+        let Some(end) = self.record(slot).map(|r| r.end) else {
             return false;
         };
-        self.by_id.remove(fingerprint, slot);
         let at = self.slots[slot as usize];
         let start = (at & !ADDED) as usize;
         let bytes = if at & ADDED != 0 {
@@ -438,7 +406,7 @@ impl EntryStore {
     }
 
     /// Heap bytes held, by part (for the memory figures).
-    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 4] {
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 3] {
         [
             ("store: snapshot bytes", self.base.capacity()),
             ("store: added records", self.added.capacity()),
@@ -446,7 +414,6 @@ impl EntryStore {
                 "store: slots",
                 (self.slots.capacity() + self.free.capacity()) * 4,
             ),
-            ("store: fingerprint table", self.by_id.heap_bytes()),
         ]
     }
 }

@@ -112,12 +112,25 @@ impl SnapshotIndex {
     /// all. On an error the bytes are zeroed and freed.
     pub fn from_compact(bytes: Vec<u8>) -> Result<Self, CoreError> {
         let (store, head) = EntryStore::of_compact(bytes, validate_parts)?;
-        Ok(Self::of_store(
-            head.generation,
-            head.seq,
-            store,
-            head.retired,
-        ))
+        let index = Self::of_store(head.generation, head.seq, store, head.retired);
+        index.check_values_once()?;
+        Ok(index)
+    }
+
+    /// A snapshot lists each value once (an id is the keyed hash of its
+    /// value): a second entry of a value is its id listed twice, and
+    /// would leave one behind when the id is forgotten. (Records keep
+    /// fingerprints, so the values are compared; a compact snapshot's
+    /// whole ids were compared as it was read.) The slots of a snapshot's
+    /// entries are their positions.
+    fn check_values_once(&self) -> Result<(), CoreError> {
+        for e in self.store.iter() {
+            let holder = self.values.exact(e.value, |s| self.store.value_of(s));
+            if let Some(other) = holder.filter(|s| *s != e.slot) {
+                return Err(listed_twice(other.max(e.slot) as usize));
+            }
+        }
+        Ok(())
     }
 
     /// The index over a filled store: the matchers are built here.
@@ -210,13 +223,7 @@ impl SnapshotIndex {
                         retired.len()
                     )));
                 }
-                let confirm = ForgetConfirmation::new(retired);
-                let mut forgotten = Vec::with_capacity(ids.len());
-                for id in ids {
-                    if self.forget_id(id, &confirm) {
-                        forgotten.push(*id);
-                    }
-                }
+                let forgotten = self.forget_ids(ids, retired);
                 for r in retired {
                     self.retired.insert(r);
                 }
@@ -292,25 +299,38 @@ impl SnapshotIndex {
         }
     }
 
-    /// Removes every entry a forget names by `id`: the entries that carry
-    /// its fingerprint *and* whose surrogate the event retires. A
-    /// fingerprint may be shared by another id (one chance in 2^64 a
-    /// pair); the retired hash tells them apart, because the control
-    /// service never gives two entries of a vault surrogates of one hash
-    /// (it draws again when the hash is taken, active or retired). So
-    /// another person's entry that shares the fingerprint stays (its value
-    /// stays masked), and the forgotten one goes (its value is never
-    /// restored again).
-    fn forget_id(&mut self, id: &EntryId, confirm: &ForgetConfirmation) -> bool {
-        let mut removed = false;
-        while let Some(slot) = self.store.slot_where(id.fingerprint(), |s| {
-            self.store
-                .surrogate_of(s)
-                .is_some_and(|surrogate| confirm.retires(&self.retired, surrogate))
-        }) {
-            removed |= self.remove_slot(slot);
+    /// Removes every entry a forget names: the entries that carry the
+    /// fingerprint of one of `ids` *and* whose surrogate the event retires
+    /// (one pass over the slots). A fingerprint may be shared by another id
+    /// (one chance in 2^64 a pair); the retired hash tells them apart,
+    /// because the control service never gives two entries of a vault
+    /// surrogates of one hash (it draws again when the hash is taken,
+    /// active or retired). So another person's entry that shares a
+    /// fingerprint stays (its value stays masked), and the forgotten one
+    /// goes (its value is never restored again). Returns the ids whose
+    /// entry went.
+    fn forget_ids(&mut self, ids: &[EntryId], retired: &[RetiredSurrogate]) -> Vec<EntryId> {
+        if ids.is_empty() || self.store.len() == 0 {
+            return Vec::new();
         }
-        removed
+        let wanted: HashSet<EntryFingerprint> = ids.iter().map(EntryId::fingerprint).collect();
+        let confirm = ForgetConfirmation::new(retired);
+        let mut gone: HashSet<EntryFingerprint> = HashSet::new();
+        for slot in self.store.slots_where(|fp| wanted.contains(&fp)) {
+            let retires = self
+                .store
+                .surrogate_of(slot)
+                .is_some_and(|surrogate| confirm.retires(&self.retired, surrogate));
+            let fingerprint = self.store.fingerprint_of(slot);
+            if retires && self.remove_slot(slot) {
+                gone.extend(fingerprint);
+            }
+        }
+        let mut listed = HashSet::new();
+        ids.iter()
+            .filter(|id| gone.contains(&id.fingerprint()) && listed.insert(**id))
+            .copied()
+            .collect()
     }
 
     fn remove_slot(&mut self, slot: Slot) -> bool {

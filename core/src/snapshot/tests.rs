@@ -2,6 +2,7 @@
 //! events in order, forget, retired surrogates, stream hold-back.
 //! Rule labels (V3) are those of docs/product-rules.md.
 
+mod entry_store;
 mod fingerprints;
 
 use super::*;
