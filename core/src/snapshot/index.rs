@@ -95,12 +95,9 @@ impl SnapshotIndex {
         for r in &snapshot.retired {
             retired.insert(r);
         }
-        Ok(Self::of_store(
-            snapshot.generation,
-            snapshot.seq,
-            store,
-            retired,
-        ))
+        let index = Self::of_store(snapshot.generation, snapshot.seq, store, retired);
+        index.check_values_once()?;
+        Ok(index)
     }
 
     /// Builds the index straight from a compact snapshot's bytes
@@ -120,9 +117,9 @@ impl SnapshotIndex {
     /// A snapshot lists each value once (an id is the keyed hash of its
     /// value): a second entry of a value is its id listed twice, and
     /// would leave one behind when the id is forgotten. (Records keep
-    /// fingerprints, so the values are compared; a compact snapshot's
-    /// whole ids were compared as it was read.) The slots of a snapshot's
-    /// entries are their positions.
+    /// fingerprints, so the values are compared; a compact or JSON
+    /// snapshot's whole ids were compared as it was read, the joined form
+    /// has none.) The slots of a snapshot's entries are their positions.
     fn check_values_once(&self) -> Result<(), CoreError> {
         for e in self.store.iter() {
             let holder = self.values.exact(e.value, |s| self.store.value_of(s));
