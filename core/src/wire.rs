@@ -164,8 +164,10 @@ pub struct Snapshot {
 pub enum EventBody {
     /// New entries were created (by any gateway or the apps API).
     Added { entries: Vec<Entry> },
-    /// Entries were forgotten: their ids, their surrogates' retired hashes,
-    /// and the vault's new generation.
+    /// Entries were forgotten: their ids, their surrogates' retired hashes
+    /// (one per id: a worker confirms each entry it drops by it, and
+    /// refuses an event with another count), and the vault's new
+    /// generation.
     Forgotten {
         ids: Vec<EntryId>,
         retired: Vec<RetiredSurrogate>,
