@@ -313,7 +313,7 @@ impl SnapshotIndex {
         // Sorted, searched by halves: every slot is asked (a hash set's
         // hashing cost 20x the pass).
         let mut wanted: Vec<EntryFingerprint> = ids.iter().map(EntryId::fingerprint).collect();
-        wanted.sort_unstable();
+        crate::sort::sort(&mut wanted);
         let confirm = ForgetConfirmation::new(retired);
         let mut gone: HashSet<EntryFingerprint> = HashSet::new();
         for slot in self
