@@ -3,7 +3,6 @@
 //! that find vault values and active surrogates where they are written.
 
 mod entry_store;
-mod id_slots;
 mod index;
 mod retired_set;
 mod sorted_words;

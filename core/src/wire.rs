@@ -70,6 +70,38 @@ hex_id!(
     EntryId,
     "An entry's id: the keyed hash of its value (never the value)."
 );
+/// Eight bytes that stand for an [`EntryId`] in a worker's records
+/// ([`crate::snapshot`]): half the bytes of the id, mixed from all 16 of
+/// them. Two ids may share one (about one chance in 2^64 a pair), so a
+/// fingerprint alone never decides that an entry is forgotten: a forget
+/// confirms it by the retired hash its event carries for the entry's
+/// surrogate (`SnapshotIndex::apply_event`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryFingerprint(pub u64);
+
+impl EntryId {
+    /// This id's [`EntryFingerprint`].
+    #[inline]
+    pub fn fingerprint(&self) -> EntryFingerprint {
+        let mut lo = [0u8; 8];
+        let mut hi = [0u8; 8];
+        lo.copy_from_slice(&self.0[..8]);
+        hi.copy_from_slice(&self.0[8..]);
+        // Ids are keyed hashes (uniform), but tests and replays use
+        // patterned ones (`[n; 16]`, a counter in either half): the high
+        // half is mixed before it is folded into the low one.
+        let mut high = u64::from_le_bytes(hi).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        high ^= high >> 32;
+        EntryFingerprint(u64::from_le_bytes(lo) ^ high)
+    }
+}
+
+impl fmt::Debug for EntryFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EntryFingerprint({:016x})", self.0)
+    }
+}
+
 hex_id!(
     RetiredHash,
     "The keyed hash of a retired surrogate (see [`crate::keyed_hash::retired_hash`])."
@@ -132,8 +164,10 @@ pub struct Snapshot {
 pub enum EventBody {
     /// New entries were created (by any gateway or the apps API).
     Added { entries: Vec<Entry> },
-    /// Entries were forgotten: their ids, their surrogates' retired hashes,
-    /// and the vault's new generation.
+    /// Entries were forgotten: their ids, their surrogates' retired hashes
+    /// (one per id: a worker confirms each entry it drops by it, and
+    /// refuses an event with another count), and the vault's new
+    /// generation.
     Forgotten {
         ids: Vec<EntryId>,
         retired: Vec<RetiredSurrogate>,

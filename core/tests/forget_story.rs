@@ -128,7 +128,8 @@ fn forget_story_at_engine_level() {
     );
 
     // 4. The person is forgotten: one event, ids and retired hashes only.
-    let id = index.by_value(value).unwrap().id;
+    let id = EntryId(entry_id(ID_KEY, value));
+    assert_eq!(index.by_value(value).unwrap().fingerprint, id.fingerprint());
     let event = Event {
         seq: 1,
         body: EventBody::Forgotten {

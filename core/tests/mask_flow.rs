@@ -29,8 +29,8 @@ fn chat(contents: &[&str]) -> Vec<u8> {
 }
 
 fn forget(index: &mut SnapshotIndex, value: &str) -> Vec<latet_core::wire::EntryId> {
-    let entry = index.by_value(value).unwrap();
-    let (id, surrogate) = (entry.id, entry.surrogate.to_string());
+    let id = id_of(index, value);
+    let surrogate = index.by_value(value).unwrap().surrogate.to_string();
     let applied = index
         .apply_event(&Event {
             seq: index.seq() + 1,

@@ -41,6 +41,17 @@ pub fn entry(n: u32, value: &str, surrogate: &str, kind: &str, generation: u64) 
     }
 }
 
+/// The id of the active entry of `value`: the index keeps only its
+/// fingerprint, and every id these tests give is numbered ([`entry`]), so
+/// it is found by number.
+pub fn id_of(index: &SnapshotIndex, value: &str) -> EntryId {
+    let fingerprint = index.by_value(value).unwrap().fingerprint;
+    (0..1_000_000u32)
+        .map(|n| entry(n, "v", "s", "name", 1).id)
+        .find(|id| id.fingerprint() == fingerprint)
+        .expect("a numbered id")
+}
+
 pub fn index_with(entries: &[(&str, &str, &str)]) -> SnapshotIndex {
     SnapshotIndex::from_snapshot(Snapshot {
         version: 1,

@@ -24,7 +24,7 @@ fn scope_of(index: &SnapshotIndex, values: &[&str]) -> RequestScope {
     let mut scope = RequestScope::default();
     for value in values {
         let entry = index.by_value(value).expect("a vault value");
-        scope.extend(&[(entry.slot, entry.id)]);
+        scope.extend(&[(entry.slot, entry.fingerprint)]);
     }
     scope
 }
@@ -69,7 +69,7 @@ fn a_whole_answer_restores_only_what_the_request_sent() {
 fn an_entry_forgotten_after_the_request_is_not_restored_by_its_scope() {
     let mut index = vault_index();
     let scope = scope_of(&index, &["Mario Rossi"]);
-    let id = index.by_value("Mario Rossi").unwrap().id;
+    let id = latet_core::wire::EntryId(latet_core::keyed_hash::entry_id(ID_KEY, "Mario Rossi"));
     index
         .apply_event(&latet_core::wire::Event {
             seq: 1,

@@ -200,8 +200,10 @@ struct Planner<'a> {
 impl Planner<'_> {
     fn lookup(&self, value: &str) -> Option<Entry> {
         if let Some(found) = self.index.by_value(value) {
+            // The index keeps a fingerprint of the id, not the id: the
+            // demo vault's ids are its values' demo ids.
             return Some(Entry {
-                id: found.id,
+                id: demo_id(found.value),
                 value: found.value.to_string(),
                 surrogate: found.surrogate.to_string(),
                 kind: found.kind.clone(),

@@ -223,7 +223,10 @@ fn run_into(call: &Call, outcome: &mut Outcome) -> Result<(), Problem> {
     Ok(())
 }
 
-type Used = Vec<(latet_core::snapshot::Slot, latet_core::wire::EntryId)>;
+type Used = Vec<(
+    latet_core::snapshot::Slot,
+    latet_core::wire::EntryFingerprint,
+)>;
 
 /// Masks as the filter's exchange does: mask; for new values, entries (the
 /// demo vault stands for the control service), added, then mask again.

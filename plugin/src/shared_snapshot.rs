@@ -15,8 +15,8 @@
 use crate::host::{Host, HostError};
 use crate::shared::{decimal, next_counter, SNAPSHOT_KEY};
 use latet_core::wire::snapshot_parts::{
-    join_snapshot, scrub_part, split_windowed, JoinError, SnapshotManifest, SnapshotSplit,
-    SplitError,
+    join_fingerprinted, join_snapshot, scrub_part, split_windowed, JoinError, SnapshotManifest,
+    SnapshotSplit, SplitError,
 };
 use latet_core::wire::EntryId;
 use std::collections::HashSet;
@@ -65,9 +65,27 @@ pub fn read_manifest(host: &dyn Host) -> Option<SnapshotManifest> {
 /// The whole shared snapshot in its compact form, joined from its parts
 /// (`None`: absent, unreadable, or still torn after a few tries).
 pub fn read_snapshot(host: &dyn Host) -> Option<Vec<u8>> {
+    read_joined(host, false)
+}
+
+/// The whole shared snapshot in the fingerprinted form a worker's index
+/// keeps (`latet_core::wire::compact_snapshot`: ids become 8-byte
+/// fingerprints as the parts are joined, so the worker never holds the
+/// snapshot with its 16-byte ids); `None` as for [`read_snapshot`].
+pub fn read_snapshot_for_index(host: &dyn Host) -> Option<Vec<u8>> {
+    read_joined(host, true)
+}
+
+fn read_joined(host: &dyn Host, fingerprinted: bool) -> Option<Vec<u8>> {
     for _ in 0..=TORN_RETRIES {
         let manifest = read_manifest(host)?;
-        match join_snapshot(&manifest, |i| read_part(host, i)) {
+        let read = |i| read_part(host, i);
+        let joined = if fingerprinted {
+            join_fingerprinted(&manifest, read)
+        } else {
+            join_snapshot(&manifest, read)
+        };
+        match joined {
             Ok(bytes) => return Some(bytes),
             Err(JoinError::Torn) => continue,
             Err(JoinError::Bad(_)) => return None,

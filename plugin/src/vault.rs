@@ -14,7 +14,7 @@
 
 use crate::host::{Host, Level};
 use crate::shared::{read_events, read_state};
-use crate::shared_snapshot::read_snapshot;
+use crate::shared_snapshot::read_snapshot_for_index;
 use latet_core::detect::Detectors;
 use latet_core::feed::{self, FeedFollower};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
@@ -121,10 +121,10 @@ impl WorkerVault {
 
     /// Replaces the index with a snapshot's and drops the whole memo (it
     /// may hold texts masked with entries the snapshot no longer has).
-    /// Takes the shared bytes (the compact form) and builds the index
-    /// straight from them, which zeroes and frees them as soon as the
-    /// entries are copied, before the matchers are built: wasm memory never
-    /// shrinks, so the VM's size is its peak.
+    /// Takes the shared bytes (joined in the fingerprinted form, or a
+    /// compact snapshot) and builds the index straight over them: they
+    /// become its records, nothing is copied (wasm memory never shrinks,
+    /// so the VM's size is its peak).
     pub fn load_snapshot(&mut self, bytes: Vec<u8>) -> Result<(), CoreError> {
         let index = SnapshotIndex::from_compact(bytes)?;
         self.index = index;
@@ -202,8 +202,8 @@ impl WorkerVault {
         if published_at_or_past {
             self.drop_index();
         }
-        let bytes = read_snapshot(host)?;
-        let snapshot_seq = CompactSnapshot::parse(&bytes).ok().map(|c| c.seq);
+        let bytes = read_snapshot_for_index(host)?;
+        let snapshot_seq = CompactSnapshot::parse_either(&bytes).ok().map(|c| c.seq);
         // Never back: with the old index dropped, a copy older than it (two
         // pollers racing at a lease handover) is not built; the vault stays
         // empty and not ready until a newer one is published.

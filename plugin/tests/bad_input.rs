@@ -7,9 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use latet_core::detect::Detectors;
-use latet_core::keyed_hash::entry_id;
+use latet_core::keyed_hash::{entry_id, retired_hash};
 use latet_core::kind::Kind;
-use latet_core::wire::{Entry, EntryId, Event, EventBody, Snapshot};
+use latet_core::wire::{Entry, EntryId, Event, EventBody, RetiredHash, RetiredSurrogate, Snapshot};
 use latet_filter::config::FilterConfig;
 use latet_filter::exchange::Exchange;
 use latet_filter::host::{Callout, CalloutAnswer, Flow, Host, HostError, Level, MetricKind};
@@ -490,7 +490,7 @@ fn an_entries_answer_from_before_a_forget_is_not_used() {
             seq: 2,
             body: EventBody::Forgotten {
                 ids: vec![mario.id],
-                retired: vec![],
+                retired: vec![retired(&mario.surrogate)],
                 generation: 2,
             },
         }],
@@ -763,7 +763,8 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
 
     let mario = vault_entries()[0].clone();
     let feed = serde_json::json!({"status": "events", "version": 1, "head": 3, "events": [
-        {"seq": 3, "type": "forgotten", "ids": [mario.id, carla.id], "retired": [], "generation": 2}
+        {"seq": 3, "type": "forgotten", "ids": [mario.id, carla.id],
+         "retired": [retired(&mario.surrogate), retired(&carla.surrogate)], "generation": 2}
     ]});
     poller.on_answer(
         &host,
@@ -795,5 +796,14 @@ fn shared_data_drops_a_forgotten_value_once_its_forget_is_published() {
             "{name}"
         );
         assert_eq!(worker.index().len(), 2, "{name}: only José and Ugo");
+    }
+}
+
+/// A forgotten entry's retired surrogate, as its `forgotten` event carries
+/// it (the test vaults' salt is `00`).
+fn retired(surrogate: &str) -> RetiredSurrogate {
+    RetiredSurrogate {
+        hash: RetiredHash(retired_hash(&[0], surrogate)),
+        lead: latet_core::text::lead_bucket(surrogate),
     }
 }

@@ -5,8 +5,17 @@ mod catch_up;
 mod publish;
 mod scrub;
 
+use crate::keyed_hash::retired_hash;
 use crate::kind::Kind;
-use crate::wire::{Entry, EntryId, Event, EventBody, Snapshot, WIRE_VERSION};
+use crate::text::lead_bucket;
+use crate::wire::{
+    Entry, EntryId, Event, EventBody, RetiredHash, RetiredSurrogate, Snapshot, WIRE_VERSION,
+};
+
+/// The salt of [`snapshot`]'s vault.
+const SALT: [u8; 16] = [
+    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+];
 
 fn id(n: u8) -> EntryId {
     EntryId([n; 16])
@@ -34,7 +43,17 @@ fn forgotten(seq: u64, ids: &[u8]) -> Event {
         seq,
         body: EventBody::Forgotten {
             ids: ids.iter().map(|n| id(*n)).collect(),
-            retired: vec![],
+            // The surrogate of each (as `entry` makes it), retired.
+            retired: ids
+                .iter()
+                .map(|n| {
+                    let surrogate = format!("S{n}");
+                    RetiredSurrogate {
+                        hash: RetiredHash(retired_hash(&SALT, &surrogate)),
+                        lead: lead_bucket(&surrogate),
+                    }
+                })
+                .collect(),
             generation: seq,
         },
     }

@@ -6,7 +6,7 @@ use crate::detect::{resolve_overlaps, Detectors, Finding};
 use crate::json::needs_escape;
 use crate::kind::Kind;
 use crate::snapshot::{Slot, SnapshotIndex, VaultMatch};
-use crate::wire::{EntryId, NewValue};
+use crate::wire::{EntryFingerprint, NewValue};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -305,9 +305,9 @@ pub(crate) struct TextMasking {
     /// The masked text is known to hold no byte a JSON string escapes (it
     /// can be spliced as it is). `false` when unknown.
     pub plain: bool,
-    /// Entries whose surrogates the masked text holds (slot and id), for the
+    /// Entries whose surrogates the masked text holds (slot and id fingerprint), for the
     /// memo's re-validation and forget.
-    pub used: Vec<(Slot, EntryId)>,
+    pub used: Vec<(Slot, EntryFingerprint)>,
     /// Values replaced by a surrogate.
     pub values_masked: usize,
     /// New values replaced by a placeholder (redact mode).
@@ -368,7 +368,7 @@ pub(crate) fn mask_whole_as(
     }
     match index.by_value(text) {
         Some(entry) => {
-            result.used.push((entry.slot, entry.id));
+            result.used.push((entry.slot, entry.fingerprint));
             result.values_masked = 1;
             result.plain = !needs_escape(entry.surrogate);
             result.masked = Some(MaskedText::Owned(entry.surrogate.to_string()));
@@ -474,7 +474,7 @@ pub(crate) fn replacements(
         };
         let replacement: std::borrow::Cow<'_, str> = match known {
             Some(entry) => {
-                result.used.push((entry.slot, entry.id));
+                result.used.push((entry.slot, entry.fingerprint));
                 result.values_masked += 1;
                 entry.surrogate.into()
             }

@@ -20,7 +20,7 @@ use crate::provider::{
 };
 use crate::snapshot::{EntryRef, Slot, SnapshotIndex};
 use crate::surrogate::email_company_domain;
-use crate::wire::{EntryId, NewValue};
+use crate::wire::{EntryFingerprint, EntryId, NewValue};
 use std::ops::Range;
 
 /// JSON written inside a JSON string (tool arguments, a tool's output) is
@@ -38,10 +38,10 @@ pub enum MaskOutcome {
         body: Option<Vec<u8>>,
         stats: MaskStats,
         /// The entries whose surrogates the masked body holds for values
-        /// it sent (slot and id, sorted): what its answer may restore
+        /// it sent (slot and id fingerprint, sorted): what its answer may restore
         /// ([`crate::restore::RequestScope`]). A surrogate the request
         /// carried as written is not among them.
-        used: Vec<(Slot, EntryId)>,
+        used: Vec<(Slot, EntryFingerprint)>,
     },
     /// Distinct new values (detector findings the vault does not hold), in
     /// the order first seen. Get entries for them (one callout), add them to
@@ -75,7 +75,7 @@ pub enum TextsOutcome {
         texts: Vec<Option<String>>,
         stats: MaskStats,
         /// As [`MaskOutcome::Masked::used`].
-        used: Vec<(Slot, EntryId)>,
+        used: Vec<(Slot, EntryFingerprint)>,
     },
     /// Distinct new values, as for [`MaskOutcome::NeedEntries`].
     NeedEntries { values: Vec<NewValue> },
@@ -134,7 +134,7 @@ struct Run<'m> {
     new_values: NewValues,
     stats: MaskStats,
     /// Every entry a text of this request was masked with.
-    used: Vec<(Slot, EntryId)>,
+    used: Vec<(Slot, EntryFingerprint)>,
 }
 
 impl Masker {
@@ -324,16 +324,16 @@ fn shifted(err: CoreError, line_at: usize) -> CoreError {
 impl Run<'_> {
     /// The entries used, sorted; an e-mail's company domain counts as
     /// sent with it (its surrogate is the domain part of the e-mail's).
-    fn into_used(mut self) -> Vec<(Slot, EntryId)> {
+    fn into_used(mut self) -> Vec<(Slot, EntryFingerprint)> {
         crate::sort::sort(&mut self.used);
         self.used.dedup();
-        let domains: Vec<(Slot, EntryId)> = self
+        let domains: Vec<(Slot, EntryFingerprint)> = self
             .used
             .iter()
             .filter_map(|(slot, _)| self.index.entry(*slot))
             .filter(|entry| *entry.kind == Kind::Email)
             .filter_map(|entry| company_domain_entry(self.index, entry.value))
-            .map(|domain| (domain.slot, domain.id))
+            .map(|domain| (domain.slot, domain.fingerprint))
             .collect();
         if !domains.is_empty() {
             self.used.extend(domains);

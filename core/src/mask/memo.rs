@@ -9,7 +9,7 @@ use super::find::{MaskedText, TextMasking};
 use super::views;
 use crate::json::needs_escape;
 use crate::snapshot::{Slot, SnapshotIndex};
-use crate::wire::EntryId;
+use crate::wire::{EntryFingerprint, EntryId};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ struct MemoEntry {
     /// The masked text holds no byte a JSON string must escape: it can be
     /// spliced into a JSON body as it is.
     plain: bool,
-    used: Box<[(Slot, EntryId)]>,
+    used: Box<[(Slot, EntryFingerprint)]>,
     values_masked: usize,
     /// `index.add_epoch()` up to which the entry is known to be valid.
     epoch: u64,
@@ -135,7 +135,7 @@ impl MaskMemo {
         text: &str,
         index: &SnapshotIndex,
         want_used: bool,
-        used_sink: &mut Vec<(Slot, EntryId)>,
+        used_sink: &mut Vec<(Slot, EntryFingerprint)>,
     ) -> Option<TextMasking> {
         let entry = self.entries.get_mut(&key)?;
         if !still_valid(entry, text, index) {
@@ -182,7 +182,7 @@ impl MaskMemo {
         let masked_len = masking.masked.as_ref().map_or(0, |m| m.as_str().len());
         let cost = ENTRY_OVERHEAD
             + masked_len
-            + masking.used.len() * std::mem::size_of::<(Slot, EntryId)>();
+            + masking.used.len() * std::mem::size_of::<(Slot, EntryFingerprint)>();
         // One huge text must not flush the whole memo.
         if cost > self.capacity / 8 {
             return;
@@ -221,11 +221,14 @@ impl MaskMemo {
         if ids.is_empty() || self.entries.is_empty() {
             return 0;
         }
-        let ids: HashSet<&EntryId> = ids.iter().collect();
+        // By fingerprint: an entry that used another id of the same
+        // fingerprint goes too (masked again at its next use).
+        let fingerprints: HashSet<EntryFingerprint> =
+            ids.iter().map(EntryId::fingerprint).collect();
         let doomed: Vec<u128> = self
             .entries
             .iter()
-            .filter(|(_, e)| e.used.iter().any(|(_, id)| ids.contains(id)))
+            .filter(|(_, e)| e.used.iter().any(|(_, fp)| fingerprints.contains(fp)))
             .map(|(k, _)| *k)
             .collect();
         for key in &doomed {
@@ -246,7 +249,7 @@ fn still_valid(entry: &MemoEntry, text: &str, index: &SnapshotIndex) -> bool {
     let used_active = entry
         .used
         .iter()
-        .all(|(slot, id)| index.entry_id(*slot) == Some(*id));
+        .all(|(slot, fp)| index.entry_fingerprint(*slot) == Some(*fp));
     if !used_active {
         return false;
     }

@@ -345,7 +345,7 @@ mod tests {
         let index = index();
         let mut scope = RequestScope::default();
         let kira = index.by_value("Mario").expect("entry");
-        scope.extend(&[(kira.slot, kira.id)]);
+        scope.extend(&[(kira.slot, kira.fingerprint)]);
         let views = [
             RestoreView::vault(&index),
             RestoreView::new(&index, Some(&scope), &UrlRule::Never),

@@ -9,19 +9,19 @@
 //!   agent's screen for the URL's host as soon as it is rendered.
 
 use crate::snapshot::{EntryRef, Slot, SnapshotIndex};
-use crate::wire::EntryId;
+use crate::wire::EntryFingerprint;
 
-/// The entries one request's masking used (slot and id, sorted): the only
+/// The entries one request's masking used (slot and id fingerprint, sorted): the only
 /// surrogates its answer restores under [`RestoreView::new`] with a scope.
-/// Holds ids, never values; drop it with the request.
+/// Holds fingerprints of ids, never values; drop it with the request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestScope {
-    used: Vec<(Slot, EntryId)>,
+    used: Vec<(Slot, EntryFingerprint)>,
 }
 
 impl RequestScope {
     /// Adds the entries a masking used (headers, path, body, trailers).
-    pub fn extend(&mut self, used: &[(Slot, EntryId)]) {
+    pub fn extend(&mut self, used: &[(Slot, EntryFingerprint)]) {
         if used.is_empty() {
             return;
         }
@@ -40,11 +40,11 @@ impl RequestScope {
     }
 
     /// Whether `entry` (as the index holds it now) is in scope: its slot
-    /// and its id, so a slot reused by another entry is not.
+    /// and its id's fingerprint, so a slot reused by another entry is not.
     fn contains(&self, entry: &EntryRef<'_>) -> bool {
         self.used
             .binary_search_by_key(&entry.slot, |(slot, _)| *slot)
-            .is_ok_and(|at| self.used[at].1 == entry.id)
+            .is_ok_and(|at| self.used[at].1 == entry.fingerprint)
     }
 }
 

@@ -1,20 +1,32 @@
 //! The active entries of a vault, in slots that the matchers point into.
 //!
-//! Entries are kept as records in the compact snapshot's layout
-//! ([`crate::wire::compact_snapshot`]: id, kind index, generation, value,
-//! surrogate): the snapshot's own bytes are kept whole and read where they
-//! lie, and entries added later are appended, in the same layout, to a
-//! second buffer. A slot is one `u32` (where its record starts), so the
-//! store costs the snapshot's bytes plus 4 bytes an entry and the id table,
-//! and building it copies nothing.
+//! Entries are kept as records in the fingerprinted form of the compact
+//! snapshot ([`crate::wire::compact_snapshot`]: the id's 8-byte
+//! [`EntryFingerprint`], kind index, generation, value, surrogate): the
+//! joined snapshot's own bytes are kept whole and read where they lie, and
+//! entries added later are appended, in the same layout, to a second
+//! buffer. A slot is one `u32` (where its record starts), so the store
+//! costs the snapshot's bytes plus 4 bytes an entry, and building it
+//! copies nothing.
+//!
+//! Records keep a fingerprint, not the whole id: two entries may share one
+//! (about one chance in 2^64 a pair), so nothing here decides by a
+//! fingerprint alone what to drop — the store lists the slots that carry
+//! some ([`EntryStore::slots_where`]) and the caller confirms each by what
+//! it knows of the entry (a forget: the retired hash of its surrogate).
+//! There is no fingerprint → slot table (5-7 bytes an entry): only a
+//! forget looks entries up by id, once per event, in one pass.
 
-use super::id_slots::IdSlots;
+use super::index::listed_twice;
 use super::retired_set::RetiredSet;
 use crate::error::CoreError;
 use crate::kind::Kind;
 use crate::wipe::wipe;
-use crate::wire::compact_snapshot::{get_varint, put_bytes, put_varint};
-use crate::wire::{CompactSnapshot, Entry, EntryId};
+use crate::wire::compact_snapshot::{
+    get_varint, put_bytes, put_varint, FINGERPRINTED_MAGIC, FINGERPRINT_BYTES, ID_BYTES,
+};
+use crate::wire::{CompactSnapshot, Entry, EntryFingerprint};
+use std::collections::HashSet;
 
 /// The position of an entry in the store. Stable while the entry lives; a
 /// freed slot is reused by a later entry.
@@ -24,7 +36,9 @@ pub type Slot = u32;
 #[derive(Clone, Copy)]
 pub struct EntryRef<'a> {
     pub slot: Slot,
-    pub id: EntryId,
+    /// The fingerprint of the entry's id: with the slot, what tells this
+    /// entry from one that later takes the slot (memo, restore scope).
+    pub fingerprint: EntryFingerprint,
     pub value: &'a str,
     pub surrogate: &'a str,
     pub kind: &'a Kind,
@@ -36,7 +50,7 @@ impl std::fmt::Debug for EntryRef<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EntryRef")
             .field("slot", &self.slot)
-            .field("id", &self.id)
+            .field("fingerprint", &self.fingerprint)
             .field("kind", &self.kind)
             .field("generation", &self.generation)
             .finish_non_exhaustive()
@@ -50,7 +64,7 @@ const FREE: u32 = u32::MAX;
 
 /// One record as it lies in its buffer.
 struct Record<'a> {
-    id: EntryId,
+    fingerprint: EntryFingerprint,
     kind: u64,
     generation: u64,
     value: &'a [u8],
@@ -66,20 +80,23 @@ fn bytes_at<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     Some(out)
 }
 
-fn id_at(bytes: &[u8], at: usize) -> Option<EntryId> {
-    let id: [u8; 16] = bytes.get(at..at.checked_add(16)?)?.try_into().ok()?;
-    Some(EntryId(id))
+fn fingerprint_at(bytes: &[u8], at: usize) -> Option<EntryFingerprint> {
+    let fp: [u8; FINGERPRINT_BYTES] = bytes
+        .get(at..at.checked_add(FINGERPRINT_BYTES)?)?
+        .try_into()
+        .ok()?;
+    Some(EntryFingerprint(u64::from_le_bytes(fp)))
 }
 
 fn record_at(bytes: &[u8], at: usize) -> Option<Record<'_>> {
-    let id = id_at(bytes, at)?;
-    let mut pos = at + 16;
+    let fingerprint = fingerprint_at(bytes, at)?;
+    let mut pos = at + FINGERPRINT_BYTES;
     let kind = get_varint(bytes, &mut pos)?;
     let generation = get_varint(bytes, &mut pos)?;
     let value = bytes_at(bytes, &mut pos)?;
     let surrogate = bytes_at(bytes, &mut pos)?;
     Some(Record {
-        id,
+        fingerprint,
         kind,
         generation,
         value,
@@ -111,8 +128,6 @@ pub(crate) struct EntryStore {
     free: Vec<Slot>,
     kinds: Vec<Kind>,
     live: usize,
-    /// id → slot, so `slot_of` is O(1) (it runs for every added entry).
-    by_id: IdSlots,
 }
 
 impl Drop for EntryStore {
@@ -130,13 +145,17 @@ impl EntryStore {
     pub(crate) fn with_capacity(entries: usize, text: usize) -> Self {
         let mut store = EntryStore::default();
         store.slots = Vec::with_capacity(entries);
-        store.added = Vec::with_capacity(text.saturating_add(entries.saturating_mul(24)));
+        store.added = Vec::with_capacity(text.saturating_add(entries.saturating_mul(16)));
         store
     }
 
-    /// The store of a compact snapshot's entries, over the bytes
-    /// themselves (kept, not copied); each entry is checked with `check`
-    /// (its value, surrogate and position) and an id listed twice is
+    /// The store of a snapshot's entries, over the bytes themselves (kept,
+    /// not copied): the fingerprinted form a worker joins
+    /// ([`crate::wire::snapshot_parts::join_fingerprinted`]) as it is, or
+    /// a compact snapshot, every entry checked first and then turned into
+    /// the fingerprinted form where it lies (the bytes shrink by 8 an
+    /// entry; their buffer does not). Each entry is checked with `check`
+    /// (its value, surrogate and position) and a value listed twice is
     /// refused. On an error the bytes are zeroed and freed (by the drop).
     pub(crate) fn of_compact(
         bytes: Vec<u8>,
@@ -144,6 +163,12 @@ impl EntryStore {
     ) -> Result<(Self, CompactHead), CoreError> {
         let mut store = EntryStore::default();
         store.base = bytes;
+        if store
+            .base
+            .starts_with(&crate::wire::compact_snapshot::SNAPSHOT_MAGIC)
+        {
+            fingerprint_in_place(&mut store.base)?;
+        }
         let head = store.read_base(check)?;
         Ok((store, head))
     }
@@ -157,45 +182,46 @@ impl EntryStore {
             slots,
             kinds,
             live,
-            by_id,
             ..
         } = self;
-        let compact = CompactSnapshot::parse(base)?;
+        let compact = CompactSnapshot::parse_fingerprinted(base)?;
         let mut retired = RetiredSet::new(compact.salt.to_vec());
         for r in compact.retired() {
             retired.insert(&r);
         }
         kinds.extend_from_slice(compact.kinds());
         slots.reserve_exact(compact.entry_count());
-        *by_id = IdSlots::with_capacity(compact.entry_count());
         let bytes: &[u8] = base;
-        for (position, entry) in compact.entries().enumerate() {
-            let e = entry?;
-            check(e.value, e.surrogate, position)?;
-            let id_of = |s: Slot| id_at(bytes, *slots.get(s as usize)? as usize);
-            if by_id.get(&e.id, id_of).is_some() {
-                return Err(CoreError::BadEntry {
-                    position,
-                    reason: "its id is listed twice".into(),
-                });
+        let bad = |position: usize, reason: &str| CoreError::BadEntry {
+            position,
+            reason: reason.into(),
+        };
+        let mut at = compact.entries_offset();
+        for position in 0..compact.entry_count() {
+            let r = record_at(bytes, at).ok_or_else(|| bad(position, "cut short"))?;
+            if usize::try_from(r.kind).map_or(true, |k| k >= kinds.len()) {
+                return Err(bad(position, "its kind is outside the kinds table"));
             }
-            let at = u32::try_from(e.start)
+            // `checked_text`'s SAFETY rests on this check.
+            let (Ok(value), Ok(surrogate)) = (
+                std::str::from_utf8(r.value),
+                std::str::from_utf8(r.surrogate),
+            ) else {
+                return Err(bad(position, "not UTF-8"));
+            };
+            check(value, surrogate, position)?;
+            let start = u32::try_from(at)
                 .ok()
                 .filter(|at| *at < ADDED)
                 .ok_or_else(|| CoreError::Wire("compact snapshot: larger than 2 GiB".into()))?;
-            // `checked_text`'s SAFETY rests on this store's reader finding
-            // the very ranges the snapshot's reader checked as UTF-8.
-            debug_assert!(record_at(bytes, e.start).is_some_and(|r| {
-                std::ptr::eq(r.value, e.value.as_bytes())
-                    && std::ptr::eq(r.surrogate, e.surrogate.as_bytes())
-                    && r.end == e.end
-            }));
-            slots.push(at);
-            let slot = (slots.len() - 1) as Slot;
-            by_id.insert(&e.id, slot, |s| {
-                id_at(bytes, *slots.get(s as usize)? as usize)
-            });
+            slots.push(start);
             *live += 1;
+            at = r.end;
+        }
+        if at != bytes.len() {
+            return Err(CoreError::Wire(format!(
+                "compact snapshot: field `end` at byte {at}: bytes follow the last entry"
+            )));
         }
         Ok(CompactHead {
             generation: compact.generation,
@@ -227,7 +253,7 @@ impl EntryStore {
         let r = self.record(slot)?;
         Some(EntryRef {
             slot,
-            id: r.id,
+            fingerprint: r.fingerprint,
             value: checked_text(r.value),
             surrogate: checked_text(r.surrogate),
             kind: self.kinds.get(usize::try_from(r.kind).ok()?)?,
@@ -235,10 +261,11 @@ impl EntryStore {
         })
     }
 
-    /// The id of the entry in `slot` (read without the rest of its record).
-    pub(crate) fn id_of(&self, slot: Slot) -> Option<EntryId> {
+    /// The fingerprint of the entry in `slot` (read without the rest of
+    /// its record).
+    pub(crate) fn fingerprint_of(&self, slot: Slot) -> Option<EntryFingerprint> {
         let (bytes, at) = self.place(slot)?;
-        id_at(bytes, at)
+        fingerprint_at(bytes, at)
     }
 
     /// The value of the entry in `slot`, as bytes (the matchers compare
@@ -252,12 +279,25 @@ impl EntryStore {
         self.record(slot).map(|r| r.surrogate)
     }
 
-    /// Finds the slot of an id (a hash lookup: it runs for each forgotten
-    /// id and for each added entry, as a guard against two entries under
-    /// one id).
-    pub(crate) fn slot_of(&self, id: &EntryId) -> Option<Slot> {
-        self.by_id
-            .get(id, |s| id_in(&self.base, &self.added, &self.slots, s))
+    /// Every active slot whose fingerprint `wanted` takes, in one pass
+    /// over the slots (a forget's ids are looked up together, once per
+    /// event). Another entry may carry a wanted fingerprint: the caller
+    /// confirms each slot by something it knows of the entry.
+    pub(crate) fn slots_where(&self, wanted: impl Fn(EntryFingerprint) -> bool) -> Vec<Slot> {
+        (0..self.slots.len() as Slot)
+            .filter(|&s| {
+                fingerprint_in(&self.base, &self.added, &self.slots, s).is_some_and(&wanted)
+            })
+            .collect()
+    }
+
+    /// The first slot carrying `id`'s fingerprint (tests: their ids never
+    /// share one).
+    #[cfg(test)]
+    pub(crate) fn slot_of(&self, id: &crate::wire::EntryId) -> Option<Slot> {
+        self.slots_where(|fp| fp == id.fingerprint())
+            .first()
+            .copied()
     }
 
     /// Appends an entry's record to `added` and wipes the entry's strings.
@@ -265,7 +305,7 @@ impl EntryStore {
     /// no wasm32 memory can.
     pub(crate) fn insert(&mut self, entry: Entry) -> Option<Slot> {
         let slot = self.insert_record(
-            entry.id,
+            entry.id.fingerprint(),
             &entry.kind,
             entry.generation,
             &entry.value,
@@ -279,7 +319,7 @@ impl EntryStore {
 
     fn insert_record(
         &mut self,
-        id: EntryId,
+        fingerprint: EntryFingerprint,
         kind: &Kind,
         generation: u64,
         value: &str,
@@ -296,7 +336,7 @@ impl EntryStore {
                 self.kinds.len() - 1
             }
         };
-        self.added.extend_from_slice(&id.0);
+        self.added.extend_from_slice(&fingerprint.0.to_le_bytes());
         put_varint(&mut self.added, kind as u64);
         put_varint(&mut self.added, generation);
         put_bytes(&mut self.added, value.as_bytes());
@@ -312,24 +352,15 @@ impl EntryStore {
                 (self.slots.len() - 1) as Slot
             }
         };
-        let EntryStore {
-            base,
-            added,
-            slots,
-            by_id,
-            ..
-        } = self;
-        by_id.insert(&id, slot, |s| id_in(base, added, slots, s));
         Some(slot)
     }
 
     /// Removes an entry and wipes its record before the slot is freed (a
     /// forgotten value must not linger in the VM's memory).
     pub(crate) fn remove(&mut self, slot: Slot) -> bool {
-        let Some((id, end)) = self.record(slot).map(|r| (r.id, r.end)) else {
+        let Some(end) = self.record(slot).map(|r| r.end) else {
             return false;
         };
-        self.by_id.remove(&id, slot);
         let at = self.slots[slot as usize];
         let start = (at & !ADDED) as usize;
         let bytes = if at & ADDED != 0 {
@@ -375,7 +406,7 @@ impl EntryStore {
     }
 
     /// Heap bytes held, by part (for the memory figures).
-    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 4] {
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 3] {
         [
             ("store: snapshot bytes", self.base.capacity()),
             ("store: added records", self.added.capacity()),
@@ -383,7 +414,6 @@ impl EntryStore {
                 "store: slots",
                 (self.slots.capacity() + self.free.capacity()) * 4,
             ),
-            ("store: id table", self.by_id.heap_bytes()),
         ]
     }
 }
@@ -398,22 +428,64 @@ fn checked_text(bytes: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(bytes).is_ok());
     // SAFETY: `bytes` is the value or surrogate range of a live record
     // (`record_at` on a slot's offset). Every record was either appended by
-    // `insert_record` from two `&str`s, or read by `read_base` from a
-    // compact snapshot whose reader refused any value or surrogate that is
-    // not UTF-8 (`CompactEntries`, field `entry value` / `entry
-    // surrogate`). Records are only ever moved whole (`compact_added`) or
-    // zeroed whole when their slot is freed (`remove`), so a live slot's
-    // ranges are exactly the checked texts.
+    // `insert_record` from two `&str`s, or read by `read_base`, which
+    // refuses a record whose value or surrogate is not UTF-8 (checked on
+    // the very ranges `record_at` returns, before the record gets a slot).
+    // Records are only ever moved whole (`compact_added`) or zeroed whole
+    // when their slot is freed (`remove`), so a live slot's ranges are
+    // exactly the checked texts.
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
-/// The id held in `slot`, if it is occupied.
-fn id_in(base: &[u8], added: &[u8], slots: &[u32], slot: Slot) -> Option<EntryId> {
+/// The fingerprint held in `slot`, if it is occupied.
+fn fingerprint_in(
+    base: &[u8],
+    added: &[u8],
+    slots: &[u32],
+    slot: Slot,
+) -> Option<EntryFingerprint> {
     match *slots.get(slot as usize)? {
         FREE => None,
-        at if at & ADDED != 0 => id_at(added, (at & !ADDED) as usize),
-        at => id_at(base, at as usize),
+        at if at & ADDED != 0 => fingerprint_at(added, (at & !ADDED) as usize),
+        at => fingerprint_at(base, at as usize),
     }
+}
+
+/// Turns a compact snapshot into its fingerprinted form where it lies:
+/// every entry is read and checked first, its whole id against the others
+/// (nothing is moved if one is damaged or listed twice), then each is
+/// moved down with its id replaced by the id's fingerprint, and the freed
+/// tail is zeroed and cut. (Tests and tools: a worker joins the
+/// fingerprinted form from the shared parts instead.)
+fn fingerprint_in_place(bytes: &mut Vec<u8>) -> Result<(), CoreError> {
+    let (entries_offset, spans) = {
+        let compact = CompactSnapshot::parse(bytes)?;
+        let mut spans = Vec::with_capacity(compact.entry_count());
+        let mut ids = HashSet::with_capacity(compact.entry_count());
+        for (position, entry) in compact.entries().enumerate() {
+            let e = entry?;
+            if !ids.insert(e.id) {
+                return Err(listed_twice(position));
+            }
+            spans.push((e.id.fingerprint(), e.start, e.end));
+        }
+        (compact.entries_offset(), spans)
+    };
+    bytes[..FINGERPRINTED_MAGIC.len()].copy_from_slice(&FINGERPRINTED_MAGIC);
+    // Each record is 8 bytes shorter, so every write lands before what it
+    // copies next.
+    let mut to = entries_offset;
+    for (fingerprint, start, end) in spans {
+        bytes[to..to + FINGERPRINT_BYTES].copy_from_slice(&fingerprint.0.to_le_bytes());
+        to += FINGERPRINT_BYTES;
+        let rest = start + ID_BYTES..end;
+        let len = rest.len();
+        bytes.copy_within(rest, to);
+        to += len;
+    }
+    wipe(&mut bytes[to..]);
+    bytes.truncate(to);
+    Ok(())
 }
 
 /// Overwrites a byte buffer (a `String` given up by `into_bytes`) with

@@ -8,8 +8,10 @@ use super::token_starts::for_each_start;
 use crate::error::CoreError;
 use crate::text::{on_word_boundaries, token_hash};
 use crate::wire::compact_snapshot::hex_bytes;
-use crate::wire::{check_version, Entry, EntryId, Event, EventBody, Snapshot};
-use std::collections::VecDeque;
+use crate::wire::{
+    check_version, Entry, EntryFingerprint, EntryId, Event, EventBody, RetiredSurrogate, Snapshot,
+};
+use std::collections::{HashSet, VecDeque};
 
 /// How many recent additions are remembered for memo re-validation.
 const RECENT_ADDS: usize = 4096;
@@ -22,7 +24,8 @@ pub struct AppliedEvent {
     /// Entries added (or already present).
     pub added: usize,
     /// Ids of entries that were forgotten and removed: the caller drops
-    /// every cache that used them (the masker's memo).
+    /// every cache that used them (the masker's memo, by their
+    /// fingerprints).
     pub forgotten: Vec<EntryId>,
 }
 
@@ -80,21 +83,21 @@ impl SnapshotIndex {
             .map(|e| e.value.len() + e.surrogate.len())
             .sum();
         let mut store = EntryStore::with_capacity(snapshot.entries.len(), text);
+        let mut ids = HashSet::with_capacity(snapshot.entries.len());
         for (position, entry) in snapshot.entries.into_iter().enumerate() {
             validate_entry(&entry, position)?;
-            check_new_id(&store, &entry.id, position)?;
+            if !ids.insert(entry.id) {
+                return Err(listed_twice(position));
+            }
             store.insert(entry);
         }
         let mut retired = RetiredSet::new(salt);
         for r in &snapshot.retired {
             retired.insert(r);
         }
-        Ok(Self::of_store(
-            snapshot.generation,
-            snapshot.seq,
-            store,
-            retired,
-        ))
+        let index = Self::of_store(snapshot.generation, snapshot.seq, store, retired);
+        index.check_values_once()?;
+        Ok(index)
     }
 
     /// Builds the index straight from a compact snapshot's bytes
@@ -106,12 +109,25 @@ impl SnapshotIndex {
     /// all. On an error the bytes are zeroed and freed.
     pub fn from_compact(bytes: Vec<u8>) -> Result<Self, CoreError> {
         let (store, head) = EntryStore::of_compact(bytes, validate_parts)?;
-        Ok(Self::of_store(
-            head.generation,
-            head.seq,
-            store,
-            head.retired,
-        ))
+        let index = Self::of_store(head.generation, head.seq, store, head.retired);
+        index.check_values_once()?;
+        Ok(index)
+    }
+
+    /// A snapshot lists each value once (an id is the keyed hash of its
+    /// value): a second entry of a value is its id listed twice, and
+    /// would leave one behind when the id is forgotten. (Records keep
+    /// fingerprints, so the values are compared; a compact or JSON
+    /// snapshot's whole ids were compared as it was read, the joined form
+    /// has none.) The slots of a snapshot's entries are their positions.
+    fn check_values_once(&self) -> Result<(), CoreError> {
+        for e in self.store.iter() {
+            let holder = self.values.exact(e.value, |s| self.store.value_of(s));
+            if let Some(other) = holder.filter(|s| *s != e.slot) {
+                return Err(listed_twice(other.max(e.slot) as usize));
+            }
+        }
+        Ok(())
     }
 
     /// The index over a filled store: the matchers are built here.
@@ -194,12 +210,17 @@ impl SnapshotIndex {
                         event.seq, generation, self.generation
                     )));
                 }
-                let mut forgotten = Vec::with_capacity(ids.len());
-                for id in ids {
-                    if self.remove(id) {
-                        forgotten.push(*id);
-                    }
+                // One retired surrogate per id: the hashes confirm which
+                // entry each id names (below).
+                if retired.len() != ids.len() {
+                    return Err(CoreError::Wire(format!(
+                        "forgotten event {}: {} ids but {} retired surrogates",
+                        event.seq,
+                        ids.len(),
+                        retired.len()
+                    )));
                 }
+                let forgotten = self.forget_ids(ids, retired);
                 for r in retired {
                     self.retired.insert(r);
                 }
@@ -244,15 +265,19 @@ impl SnapshotIndex {
         Ok(count)
     }
 
+    /// Adds an entry; the entry of the same value, if another, gives way
+    /// (an id is the keyed hash of its value: one value, one id). Nothing
+    /// is removed by its fingerprint: a different value under the same
+    /// fingerprint is another person's entry (ids that share one), which
+    /// stays.
     fn insert(&mut self, entry: Entry) {
         if let Some(existing) = self.by_value(&entry.value) {
-            if existing.id == entry.id && existing.surrogate == entry.surrogate {
+            if existing.fingerprint == entry.id.fingerprint()
+                && existing.surrogate == entry.surrogate
+            {
                 return;
             }
-            let id = existing.id;
-            self.remove(&id);
-        }
-        if let Some(slot) = self.store.slot_of(&entry.id) {
+            let slot = existing.slot;
             self.remove_slot(slot);
         }
         let Some(slot) = self.store.insert(entry) else {
@@ -271,11 +296,44 @@ impl SnapshotIndex {
         }
     }
 
-    fn remove(&mut self, id: &EntryId) -> bool {
-        match self.store.slot_of(id) {
-            Some(slot) => self.remove_slot(slot),
-            None => false,
+    /// Removes every entry a forget names: the entries that carry the
+    /// fingerprint of one of `ids` *and* whose surrogate the event retires
+    /// (one pass over the slots). A fingerprint may be shared by another id
+    /// (one chance in 2^64 a pair); the retired hash tells them apart,
+    /// because the control service never gives two entries of a vault
+    /// surrogates of one hash (it draws again when the hash is taken,
+    /// active or retired). So another person's entry that shares a
+    /// fingerprint stays (its value stays masked), and the forgotten one
+    /// goes (its value is never restored again). Returns the ids whose
+    /// entry went.
+    fn forget_ids(&mut self, ids: &[EntryId], retired: &[RetiredSurrogate]) -> Vec<EntryId> {
+        if ids.is_empty() || self.store.len() == 0 {
+            return Vec::new();
         }
+        // Sorted, searched by halves: every slot is asked (a hash set's
+        // hashing cost 20x the pass).
+        let mut wanted: Vec<EntryFingerprint> = ids.iter().map(EntryId::fingerprint).collect();
+        crate::sort::sort(&mut wanted);
+        let confirm = ForgetConfirmation::new(retired);
+        let mut gone: HashSet<EntryFingerprint> = HashSet::new();
+        for slot in self
+            .store
+            .slots_where(|fp| wanted.binary_search(&fp).is_ok())
+        {
+            let retires = self
+                .store
+                .surrogate_of(slot)
+                .is_some_and(|surrogate| confirm.retires(&self.retired, surrogate));
+            let fingerprint = self.store.fingerprint_of(slot);
+            if retires && self.remove_slot(slot) {
+                gone.extend(fingerprint);
+            }
+        }
+        let mut listed = HashSet::new();
+        ids.iter()
+            .filter(|id| gone.contains(&id.fingerprint()) && listed.insert(**id))
+            .copied()
+            .collect()
     }
 
     fn remove_slot(&mut self, slot: Slot) -> bool {
@@ -292,10 +350,11 @@ impl SnapshotIndex {
         self.store.get(slot)
     }
 
-    /// The id of the entry in `slot`, if it is active (what a memo checks
-    /// of each entry it used, without reading the entry's texts).
-    pub fn entry_id(&self, slot: Slot) -> Option<EntryId> {
-        self.store.id_of(slot)
+    /// The fingerprint of the entry in `slot`, if it is active (what a
+    /// memo checks of each entry it used, without reading the entry's
+    /// texts).
+    pub fn entry_fingerprint(&self, slot: Slot) -> Option<EntryFingerprint> {
+        self.store.fingerprint_of(slot)
     }
 
     /// Every active entry.
@@ -485,12 +544,29 @@ fn validate_parts(value: &str, surrogate: &str, position: usize) -> Result<(), C
 
 /// A snapshot lists each id once: a second entry under an id would leave
 /// one of the two behind when the id is forgotten.
-fn check_new_id(store: &EntryStore, id: &EntryId, position: usize) -> Result<(), CoreError> {
-    match store.slot_of(id) {
-        Some(_) => Err(CoreError::BadEntry {
-            position,
-            reason: "its id is listed twice".into(),
-        }),
-        None => Ok(()),
+pub(crate) fn listed_twice(position: usize) -> CoreError {
+    CoreError::BadEntry {
+        position,
+        reason: "its id is listed twice".into(),
+    }
+}
+
+/// The retired hashes a `forgotten` event carries, one per id: an entry
+/// is forgotten only when its surrogate's hash is one of them.
+struct ForgetConfirmation {
+    hashes: HashSet<[u8; 16]>,
+}
+
+impl ForgetConfirmation {
+    fn new(retired: &[RetiredSurrogate]) -> Self {
+        ForgetConfirmation {
+            hashes: retired.iter().map(|r| r.hash.0).collect(),
+        }
+    }
+
+    /// True when the event retires `surrogate` (hashed under the vault's
+    /// salt, which `retired` holds).
+    fn retires(&self, retired: &RetiredSet, surrogate: &[u8]) -> bool {
+        std::str::from_utf8(surrogate).is_ok_and(|s| self.hashes.contains(&retired.hash_of(s)))
     }
 }

@@ -50,6 +50,12 @@ impl RetiredSet {
             + self.lead_filter.as_ref().map_or(0, BitFilter::heap_bytes)
     }
 
+    /// The keyed hash `candidate` would be retired under (this vault's
+    /// salt).
+    pub(crate) fn hash_of(&self, candidate: &str) -> Hash128 {
+        retired_hash(&self.salt, candidate)
+    }
+
     pub(crate) fn contains(&self, candidate: &str) -> bool {
         !self.hashes.is_empty() && self.hashes.contains(&retired_hash(&self.salt, candidate))
     }

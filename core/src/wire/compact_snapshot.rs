@@ -27,6 +27,14 @@
 //! (dropping forgotten entries) keeps everything before them byte-exact and
 //! copies the kept entries as they are.
 //!
+//! The *fingerprinted form* is a worker's own (never on the wire): magic
+//! `"LTSF"` ([`FINGERPRINTED_MAGIC`]), the same head, and each entry's id
+//! replaced by its 8-byte [`super::EntryFingerprint`] (u64 LE), the rest of
+//! the entry as it was. A worker joins the shared parts into it
+//! ([`super::snapshot_parts::join_fingerprinted`]) and keeps it as its
+//! index's records; [`CompactSnapshot::parse_either`] reads its head, and
+//! its entries are read by the index.
+//!
 //! Errors name the field and the byte offset, never a value.
 
 use super::{check_version, Entry, EntryId, RetiredHash, RetiredSurrogate, Snapshot, WIRE_VERSION};
@@ -45,9 +53,17 @@ pub const SNAPSHOT_MEDIA_TYPE: &str = "application/vnd.latet.snapshot.v1";
 /// The first four bytes of every compact snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"LTSN";
 
+/// The first four bytes of the fingerprinted form (a worker's records).
+pub const FINGERPRINTED_MAGIC: [u8; 4] = *b"LTSF";
+
+/// Bytes of an entry's id in the compact snapshot.
+pub(crate) const ID_BYTES: usize = 16;
+/// Bytes of an entry's fingerprint in the fingerprinted form.
+pub(crate) const FINGERPRINT_BYTES: usize = 8;
+
 /// The fewest bytes an entry takes (id, three one-byte varints, and a
 /// one-byte value and surrogate with their lengths).
-const MIN_ENTRY_BYTES: usize = 16 + 1 + 1 + 2 + 2;
+const MIN_ENTRY_BYTES: usize = ID_BYTES + 1 + 1 + 2 + 2;
 /// Bytes of one retired surrogate.
 const RETIRED_BYTES: usize = 16 + 4;
 /// The fewest bytes a kind name takes (length and one byte).
@@ -151,6 +167,9 @@ pub struct CompactSnapshot<'a> {
     count_offset: usize,
     /// Where the first entry starts.
     entries_offset: usize,
+    /// Bytes of each entry's id: [`ID_BYTES`], or [`FINGERPRINT_BYTES`] in
+    /// the fingerprinted form.
+    id_bytes: usize,
     bytes: &'a [u8],
 }
 
@@ -197,16 +216,43 @@ impl<'a> CompactSnapshot<'a> {
         Self::parse_head(bytes, bytes.len())
     }
 
+    /// Reads and checks the head of a compact snapshot or of the
+    /// fingerprinted form (its generation and seq, say). The entries of
+    /// the fingerprinted form are not read here: [`Self::entries`] yields
+    /// an error for them.
+    pub fn parse_either(bytes: &'a [u8]) -> Result<Self, CoreError> {
+        Self::parse_with(bytes, bytes.len(), true)
+    }
+
+    /// Reads and checks the head of the fingerprinted form only.
+    pub(crate) fn parse_fingerprinted(bytes: &'a [u8]) -> Result<Self, CoreError> {
+        let parsed = Self::parse_with(bytes, bytes.len(), true)?;
+        if parsed.id_bytes != FINGERPRINT_BYTES {
+            return Err(CoreError::Wire(
+                "compact snapshot: field `magic` at byte 0: not the fingerprinted form".into(),
+            ));
+        }
+        Ok(parsed)
+    }
+
     /// [`Self::parse`] over the first bytes of a snapshot of `total`
     /// bytes: the head must lie in `bytes`, the entry count is checked
     /// against `total`. Only the head's fields may be read from the result
     /// (its entries lie beyond `bytes`).
     pub(crate) fn parse_head(bytes: &'a [u8], total: usize) -> Result<Self, CoreError> {
+        Self::parse_with(bytes, total, false)
+    }
+
+    fn parse_with(bytes: &'a [u8], total: usize, fingerprinted: bool) -> Result<Self, CoreError> {
         let mut r = Reader { bytes, pos: 0 };
         let magic = r.take(SNAPSHOT_MAGIC.len(), "magic")?;
-        if magic != SNAPSHOT_MAGIC {
+        let id_bytes = if magic == SNAPSHOT_MAGIC {
+            ID_BYTES
+        } else if fingerprinted && magic == FINGERPRINTED_MAGIC {
+            FINGERPRINT_BYTES
+        } else {
             return Err(r.error_at(0, "magic", "not a compact snapshot"));
-        }
+        };
         let version = r.take(1, "version")?[0];
         check_version(u32::from(version))?;
         let generation = r.varint("generation")?;
@@ -224,7 +270,8 @@ impl<'a> CompactSnapshot<'a> {
             kinds.push(kind);
         }
         let count_offset = r.pos;
-        let entry_count = r.count_until("entries", MIN_ENTRY_BYTES, total.max(bytes.len()))?;
+        let min_entry = MIN_ENTRY_BYTES - ID_BYTES + id_bytes;
+        let entry_count = r.count_until("entries", min_entry, total.max(bytes.len()))?;
         Ok(CompactSnapshot {
             generation,
             seq,
@@ -234,6 +281,7 @@ impl<'a> CompactSnapshot<'a> {
             entry_count,
             count_offset,
             entries_offset: r.pos,
+            id_bytes,
             bytes,
         })
     }
@@ -282,6 +330,7 @@ impl<'a> CompactSnapshot<'a> {
             },
             left,
             done: false,
+            fingerprinted: self.id_bytes != ID_BYTES,
         }
         .take(left)
     }
@@ -316,6 +365,7 @@ impl<'a> CompactSnapshot<'a> {
             },
             left: self.entry_count,
             done: false,
+            fingerprinted: self.id_bytes != ID_BYTES,
         }
     }
 }
@@ -326,6 +376,8 @@ pub struct CompactEntries<'s, 'a> {
     reader: Reader<'a>,
     left: usize,
     done: bool,
+    /// Entries of the fingerprinted form hold no id: not read here.
+    fingerprinted: bool,
 }
 
 impl<'s, 'a> Iterator for CompactEntries<'s, 'a> {
@@ -358,8 +410,11 @@ impl<'s, 'a> CompactEntries<'s, 'a> {
     fn read_one(&mut self) -> Result<EntryView<'s, 'a>, CoreError> {
         let r = &mut self.reader;
         let start = r.pos;
+        if self.fingerprinted {
+            return Err(r.error_at(start, "entry id", "a fingerprinted entry holds no id"));
+        }
         let mut id: Hash128 = [0; 16];
-        id.copy_from_slice(r.take(16, "entry id")?);
+        id.copy_from_slice(r.take(ID_BYTES, "entry id")?);
         let at = r.pos;
         let kind_index = r.varint("entry kind")?;
         let kind = usize::try_from(kind_index)

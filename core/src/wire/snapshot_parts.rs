@@ -21,7 +21,10 @@
 //! read in the middle of one is [`JoinError::Torn`] and the reader tries
 //! again. Writers write the parts, then the manifest.
 
-use super::compact_snapshot::{get_varint, put_head, put_kinds, put_varint, CompactSnapshot};
+use super::compact_snapshot::{
+    get_varint, put_head, put_kinds, put_varint, CompactSnapshot, FINGERPRINTED_MAGIC,
+    FINGERPRINT_BYTES, ID_BYTES,
+};
 use super::{scrub_compact_snapshot, EntryId};
 use crate::error::CoreError;
 use crate::wipe::wipe;
@@ -365,30 +368,64 @@ pub fn part_info(part: &[u8]) -> Result<PartInfo, CoreError> {
 /// once copied; on an error, so is the output.
 pub fn join_snapshot(
     manifest: &SnapshotManifest,
+    read_part: impl FnMut(usize) -> Option<Vec<u8>>,
+) -> Result<Vec<u8>, JoinError> {
+    join(manifest, read_part, false)
+}
+
+/// [`join_snapshot`] into the fingerprinted form (a worker's index
+/// records, [`super::compact_snapshot`]): each entry is read and checked
+/// as its part is taken and copied with its id replaced by the id's
+/// [`super::EntryFingerprint`], so the whole snapshot with 16-byte ids is
+/// never held (8 bytes an entry less at the worker's peak).
+pub fn join_fingerprinted(
+    manifest: &SnapshotManifest,
+    read_part: impl FnMut(usize) -> Option<Vec<u8>>,
+) -> Result<Vec<u8>, JoinError> {
+    join(manifest, read_part, true)
+}
+
+fn join(
+    manifest: &SnapshotManifest,
     mut read_part: impl FnMut(usize) -> Option<Vec<u8>>,
+    fingerprinted: bool,
 ) -> Result<Vec<u8>, JoinError> {
     let head = CompactSnapshot::parse(&manifest.head)?;
     let too_large = || CoreError::Wire("snapshot manifest: too large".into());
     // The manifest is shared data: its sizes are checked, and reserved
     // without a panic or an abort when no memory holds them.
+    // The fingerprinted form is 8 bytes shorter an entry.
+    let shorter = if fingerprinted {
+        (ID_BYTES - FINGERPRINT_BYTES) as u64
+    } else {
+        0
+    };
     let total_bytes = manifest
         .parts
         .iter()
-        .try_fold(0u64, |sum, p| sum.checked_add(p.entry_bytes))
+        .try_fold(0u64, |sum, p| {
+            sum.checked_add(p.entry_bytes.checked_sub(p.entries.checked_mul(shorter)?)?)
+        })
         .and_then(|total| usize::try_from(total).ok())
         .and_then(|total| total.checked_add(manifest.head.len() + 10))
         .ok_or_else(too_large)?;
     let mut out = Vec::new();
     out.try_reserve_exact(total_bytes)
         .map_err(|_| too_large())?;
-    out.extend_from_slice(head.head_bytes());
+    let head_bytes = head.head_bytes();
+    if fingerprinted {
+        out.extend_from_slice(&FINGERPRINTED_MAGIC);
+        out.extend_from_slice(&head_bytes[FINGERPRINTED_MAGIC.len()..]);
+    } else {
+        out.extend_from_slice(head_bytes);
+    }
     put_varint(&mut out, manifest.entry_count());
     for (i, info) in manifest.parts.iter().enumerate() {
         let Some(mut part) = read_part(i) else {
             wipe(&mut out);
             return Err(JoinError::Torn);
         };
-        let taken = take_part(&head, info, &part, &mut out);
+        let taken = take_part(&head, info, &part, &mut out, fingerprinted);
         wipe(&mut part);
         if let Err(err) = taken {
             wipe(&mut out);
@@ -403,6 +440,7 @@ fn take_part(
     info: &PartInfo,
     part: &[u8],
     out: &mut Vec<u8>,
+    fingerprinted: bool,
 ) -> Result<(), JoinError> {
     let Ok((tag, inner)) = split_part(part) else {
         return Err(JoinError::Torn);
@@ -420,7 +458,15 @@ fn take_part(
     {
         return Err(JoinError::Torn);
     }
-    out.extend_from_slice(entries);
+    if !fingerprinted {
+        out.extend_from_slice(entries);
+        return Ok(());
+    }
+    for entry in compact.entries() {
+        let e = entry?;
+        out.extend_from_slice(&e.id.fingerprint().0.to_le_bytes());
+        out.extend_from_slice(&inner[e.start + ID_BYTES..e.end]);
+    }
     Ok(())
 }
 

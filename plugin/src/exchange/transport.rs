@@ -10,7 +10,7 @@ use crate::reply::Refusal;
 use latet_core::mask::transport::{header_kept, rewrite_target, target_pieces, TargetPiece};
 use latet_core::mask::{MaskOptions, TextsOutcome};
 use latet_core::snapshot::Slot;
-use latet_core::wire::{EntryId, NewValue};
+use latet_core::wire::{EntryFingerprint, NewValue};
 use latet_core::CoreError;
 
 /// Headers or trailers.
@@ -27,7 +27,7 @@ pub(super) enum SectionOutcome {
     /// `used`: the entries its masking used (the answer's restore scope).
     Done {
         values_masked: usize,
-        used: Vec<(Slot, EntryId)>,
+        used: Vec<(Slot, EntryFingerprint)>,
     },
     /// New values need entries first (headers only).
     NeedEntries(Vec<NewValue>),

@@ -299,3 +299,83 @@ fn a_manifest_claiming_huge_parts_is_refused_without_a_panic() {
         );
     }
 }
+
+fn join_fp(manifest: &SnapshotManifest, parts: &[Vec<u8>]) -> Result<Vec<u8>, JoinError> {
+    join_fingerprinted(manifest, |i| parts.get(i).cloned())
+}
+
+/// The fingerprinted form of `bytes`, written out field by field from the
+/// layout (`compact_snapshot`'s doc): `LTSF`, the same head, and each
+/// entry with its id replaced by the id's fingerprint.
+fn fingerprinted_by_the_layout(bytes: &[u8]) -> Vec<u8> {
+    let compact = CompactSnapshot::parse(bytes).unwrap();
+    let mut out = b"LTSF".to_vec();
+    out.extend_from_slice(&compact.head_bytes()[4..]);
+    put_varint(&mut out, compact.entry_count() as u64);
+    for e in compact.entries() {
+        let e = e.unwrap();
+        out.extend_from_slice(&e.id.fingerprint().0.to_le_bytes());
+        out.extend_from_slice(&bytes[e.start + 16..e.end]);
+    }
+    out
+}
+
+#[test]
+fn parts_join_into_the_fingerprinted_form_whatever_the_part_size() {
+    for n in [0, 1, 40] {
+        let bytes = encode_snapshot(&sample(30, n)).unwrap();
+        let want = fingerprinted_by_the_layout(&bytes);
+        assert_eq!(want.len(), bytes.len() - 8 * usize::from(n));
+        for part_bytes in [0, 1, 40, 100, 333, 1 << 20] {
+            let (manifest, parts) = published(&bytes, part_bytes, 7);
+            let joined = join_fp(&manifest, &parts).unwrap();
+            assert_eq!(joined, want, "{n} entries, part size {part_bytes}");
+            // Allocated once at its final size.
+            assert_eq!(joined.capacity(), joined.len() + 10);
+        }
+    }
+}
+
+#[test]
+fn the_fingerprinted_join_refuses_what_the_compact_join_refuses() {
+    let old = encode_snapshot(&sample(30, 40)).unwrap();
+    let new = encode_snapshot(&sample(31, 40)).unwrap();
+    let (old_manifest, old_parts) = published(&old, 100, 7);
+    let (_, new_parts) = published(&new, 100, 8);
+    let mut mixed = old_parts.clone();
+    mixed[1] = new_parts[1].clone();
+    assert!(matches!(
+        join_fp(&old_manifest, &mixed),
+        Err(JoinError::Torn)
+    ));
+    let mut cut = old_parts.clone();
+    cut[2] = Vec::new();
+    assert!(matches!(join_fp(&old_manifest, &cut), Err(JoinError::Torn)));
+    // A part whose entry is damaged where the counts still agree (a value
+    // that is not UTF-8): refused, not joined.
+    let mut damaged = old_parts.clone();
+    let at = damaged[0]
+        .windows(b"value number".len())
+        .position(|w| w == b"value number")
+        .unwrap();
+    damaged[0][at] = 0xff;
+    assert!(matches!(
+        join_fp(&old_manifest, &damaged),
+        Err(JoinError::Bad(_))
+    ));
+    // A manifest whose parts claim fewer bytes than 8 an entry, or huge
+    // ones: refused without a panic.
+    for (entries, entry_bytes) in [(10, 79), (1, u64::MAX / 2), (u64::MAX, u64::MAX)] {
+        let mut lying = old_manifest.clone();
+        lying.parts = vec![PartInfo {
+            tag: 7,
+            entries,
+            entry_bytes,
+        }];
+        let joined = std::panic::catch_unwind(|| join_fp(&lying, &old_parts).is_err());
+        assert!(
+            matches!(joined, Ok(true)),
+            "{entries} entries, {entry_bytes} bytes"
+        );
+    }
+}
