@@ -27,7 +27,11 @@ use std::time::{Duration, Instant};
 #[allow(dead_code)]
 mod synthetic;
 
-const SIZES: &[(&str, usize, usize)] = &[("2k", 2_000, 4), ("20k", 20_000, 40), ("200k", 200_000, 400)];
+const SIZES: &[(&str, usize, usize)] = &[
+    ("2k", 2_000, 4),
+    ("20k", 20_000, 40),
+    ("200k", 200_000, 400),
+];
 const VAULTS: &[usize] = &[10_000, 100_000];
 const MEMO_BYTES: usize = 8 << 20;
 const RUNS_PER_ROUND: usize = 30;
