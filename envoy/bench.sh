@@ -34,6 +34,15 @@
 #   BENCH_ONLY        unset   memory: only Envoy's RSS over the empty, 10k and
 #                             100k vaults (a few minutes); prints memory.jsonl
 #                             and writes no report
+#                     history: only the history cells (one connection),
+#                             the two vaults side by side in one Envoy (the
+#                             Latet listener on a 10k-entry key, a second one,
+#                             its own VM and sync service, on a 100k-entry
+#                             key), interleaved round by round: their ratio
+#                             is not moved by the machine's load between two
+#                             Envoys (~2 min a size); prints the added p50 per
+#                             listener and writes no report
+#   BENCH_SIZES       "2k 20k 200k"   the request sizes of the latency cells
 #   BENCH_HOLD        unset   1: stop after loading the first vault and keep
 #                             everything running until Ctrl-C (for profiling)
 #   BENCH_STATE_DIR   <target dir>/bench-state   database, logs, results
@@ -63,7 +72,7 @@ else
   vaults=(10k 100k) vault_sizes=(10000 100000) conns_list=(1 8)
   stream_n=20 forget_n=51 engine_vaults=10000,100000 engine_ms=400
 fi
-sizes=(2k 20k 200k)
+read -ra sizes <<<"${BENCH_SIZES:-2k 20k 200k}"
 load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 state="${BENCH_STATE_DIR:-$(latet_target_dir)/bench-state}"
@@ -149,7 +158,8 @@ start_envoy() {
   case "$config" in
     memory | forget) yaml="$state/envoy-memory.yaml" others=("$port_none" "$port_floor") ;;
     all) yaml="$state/envoy.yaml" others=("$port_none" "$port_floor" "$port_names_off") ;;
-    *) latet_die "start_envoy: config memory, forget or all, not $config" ;;
+    vaults) yaml="$state/envoy-vaults.yaml" others=("$port_none" "$port_floor" "$port_names_off") ;;
+    *) latet_die "start_envoy: config memory, forget, all or vaults, not $config" ;;
   esac
   if ((envoy_index >= 0)); then
     latet_stop_pid "${LATET_PIDS[$envoy_index]}"
@@ -199,21 +209,33 @@ start_envoy() {
 
 clear_fake_log() { curl -fsS -o /dev/null -X DELETE "$fake_url/_fake/requests" || latet_die "fake LLM gone"; }
 
+# Envoy's CPU time so far (user + system, clock ticks): a run's share of it
+# per request is the CPU a request costs Envoy, which the machine's load moves
+# far less than its latency.
+envoy_cpu_ticks() {
+  awk '{print $14 + $15}' "/proc/${LATET_PIDS[$envoy_index]}/stat" 2>/dev/null || echo 0
+}
+
 # run_wrk VAULT SIZE CONNS LISTENER PORT SALT MODE: one wrk run, one line of
 # latency.jsonl. MODE (post.lua): unique (every message new: the worst case)
 # or history (the earlier messages resent, the last one new).
 run_wrk() {
   local vault="$1" size="$2" conns="$3" listener="$4" port="$5" salt="$6" mode="$7" threads=1 out line
+  local cpu_before cpu_after
   ((conns > 1)) && threads=2
+  cpu_before="$(envoy_cpu_ticks)"
   out="$(wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency --timeout 30s -s "$bench_dir/post.lua" \
     "http://127.0.0.1:$port" -- "$state/bodies/chat-$size.json" /v1/chat/completions "$mode" "$salt" 2>&1)" ||
     latet_die "wrk failed against $listener"
+  cpu_after="$(envoy_cpu_ticks)"
   line="$(printf '%s\n' "$out" | sed -n 's/^BENCHJSON //p')"
   [[ -n "$line" ]] || latet_die "wrk printed no figures against $listener: $out"
   printf '%s\n' "$line" | python3 -c 'import json,sys
 d=json.load(sys.stdin); a=sys.argv
-d.update(vault=a[1], size=a[2], conns=int(a[3]), listener=a[4], round=int(a[5]), body_bytes=int(a[6]), mode=a[7])
-print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %s "$state/bodies/chat-$size.json")" "$mode" >>"$results/latency.jsonl"
+d.update(vault=a[1], size=a[2], conns=int(a[3]), listener=a[4], round=int(a[5]), body_bytes=int(a[6]), mode=a[7],
+         envoy_cpu_ticks=int(a[8]), clock_ticks=int(a[9]))
+print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %s "$state/bodies/chat-$size.json")" "$mode" \
+    $((cpu_after - cpu_before)) "$(getconf CLK_TCK)" >>"$results/latency.jsonl"
   if [[ "$line" != *'"non2xx":0,"errors_connect":0,"errors_read":0,"errors_write":0,"errors_timeout":0'* ]]; then
     latet_die "errors against $listener ($size, $conns conns): $line"
   fi
@@ -225,6 +247,53 @@ print(json.dumps(d))' "$vault" "$size" "$conns" "$listener" "$salt" "$(stat -c %
 listeners=(none floor latet latet-names-off)
 declare -A port_of=([none]=$port_none [floor]=$port_floor [latet]=$port_latet [latet-names-off]=$port_names_off)
 salt=0
+
+# --- BENCH_ONLY=history: both vaults in one Envoy, interleaved ------------------
+if [[ "${BENCH_ONLY:-}" == history ]]; then
+  # The 100k vault is a second key behind a second Latet listener (on the
+  # names-off listener's port) with its own vm_id and sync service.
+  "${cli[@]}" keys create bench100k --out "$state/gateway-100k.token" >>"$logs/cli.log" 2>&1 ||
+    latet_die "keys create failed; see $logs/cli.log"
+  python3 "$bench_dir/bench.py" preload --control "$control_url" --token "$state/gateway.token" \
+    --start 0 --end "${vault_sizes[0]}" >>"$results/preload.jsonl"
+  python3 "$bench_dir/bench.py" preload --control "$control_url" --token "$state/gateway-100k.token" \
+    --start 0 --end "${vault_sizes[-1]}" >>"$results/preload.jsonl"
+  python3 "$bench_dir/bench.py" vaults-yaml <"$state/envoy.yaml" >"$state/envoy-vaults.yaml" ||
+    latet_die "envoy-vaults.yaml not written"
+  LATET_GATEWAY_TOKEN_100K="$(cat "$state/gateway-100k.token")"
+  export LATET_GATEWAY_TOKEN_100K
+  start_envoy "${vaults[0]}+${vaults[-1]}" vaults
+  python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway.token" \
+    --port "$port_latet" --fake "$fake_url" >/dev/null || latet_die "the 10k listener does not mask and restore"
+  python3 "$bench_dir/bench.py" check --control "$control_url" --token "$state/gateway-100k.token" \
+    --port "$port_names_off" --fake "$fake_url" >/dev/null || latet_die "the 100k listener does not mask and restore"
+  history_listeners=(none floor latet latet-100k)
+  port_of[latet-100k]=$port_names_off
+  for size in "${sizes[@]}"; do
+    for listener in "${history_listeners[@]}"; do
+      wrk -t1 -c1 -d1s -s "$bench_dir/post.lua" "http://127.0.0.1:${port_of[$listener]}" -- \
+        "$state/bodies/chat-$size.json" /v1/chat/completions history 999 >/dev/null 2>&1 || latet_die "warm-up failed"
+    done
+  done
+  clear_fake_log
+  n=${#history_listeners[@]}
+  latet_log "history cells, vaults side by side (${#sizes[@]} sizes × $rounds rounds × ${seconds} s × $n listeners)"
+  for size in "${sizes[@]}"; do
+    for ((r = 0; r < rounds; r++)); do
+      for ((i = 0; i < n; i++)); do
+        listener="${history_listeners[$(((i + r) % n))]}"
+        salt=$((salt + 1))
+        run_wrk "${vaults[0]}+${vaults[-1]}" "$size" 1 "$listener" "${port_of[$listener]}" "$salt" history
+      done
+    done
+  done
+  # The filter's own timings inside the VM (both listeners together).
+  curl -fsS "$admin_url/stats?filter=latet_.*duration" >"$results/stats.txt" 2>/dev/null || true
+  latet_stop_all
+  python3 "$bench_dir/bench.py" added --results "$results"
+  latet_log "done in $((SECONDS - t0)) s: $results/latency.jsonl"
+  exit 0
+fi
 
 # --- memory with an empty vault ----------------------------------------------
 start_envoy empty memory

@@ -9,6 +9,9 @@
   forget ...                 forget propagation over N forgets
   check ...                  one masked + restored round trip through the filter
   report ...                 BENCHMARKS.json and BENCHMARKS.md from the results
+  added ...                  added p50 per listener and cell (BENCH_ONLY=history)
+  vaults-yaml                envoy.yaml with a second Latet listener on a
+                             second key (BENCH_ONLY=history), stdin to stdout
 
 Every value here is synthetic (generated from its index); none is printed.
 Results are JSON on stdout; progress on stderr.
@@ -470,6 +473,76 @@ def smaps_parts(path):
             "anon_kib": total - files - sum(wasm_each), "file_kib": files}
 
 
+def cmd_added(args):
+    """latency.jsonl as added p50 per listener and cell (BENCH_ONLY=history):
+    the median over rounds of each listener's p50 minus no filter's, its
+    ratio to the floor's, and the 100k listener's over the 10k one's; and
+    Envoy's CPU per request under each listener (the load moves it far less
+    than latency), with the 100k filter's CPU beyond no filter's over the
+    10k one's."""
+    rows = load_jsonl(os.path.join(args.results, "latency.jsonl"))
+    groups = {}
+    for r in rows:
+        key = (r["vault"], r["size"], r.get("mode", "unique"), r["conns"])
+        groups.setdefault(key, {}).setdefault(r["listener"], []).append(r)
+    for (vault, size, mode, conns), by_listener in sorted(groups.items(), key=lambda kv: SIZE_ORDER.get(kv[0][1], 9)):
+        p50 = {name: median([x["p50_us"] for x in runs]) for name, runs in by_listener.items()}
+        # Envoy's CPU per request (all its threads), summed over the rounds.
+        cpu = {}
+        for name, runs in by_listener.items():
+            ticks = sum(x.get("envoy_cpu_ticks", 0) for x in runs)
+            requests = sum(x["requests"] for x in runs)
+            hz = runs[0].get("clock_ticks") or 100
+            cpu[name] = ticks / hz * 1e6 / requests if requests and "envoy_cpu_ticks" in runs[0] else None
+        none = p50.get("none")
+        added = {name: (v - none if none is not None else None) for name, v in p50.items() if name != "none"}
+        floor = added.get("floor")
+        line = {"vault": vault, "size": size, "mode": mode, "conns": conns,
+                "rounds": len(by_listener.get("none", [])), "none_p50_us": none}
+        for name, v in cpu.items():
+            line[f"{name}_cpu_us_per_request"] = v
+        for name, v in added.items():
+            line[f"{name}_added_us"] = v
+            if name != "floor":
+                line[f"{name}_over_floor_added"] = ratio(v, floor) if floor and floor > 0 else None
+        if added.get("latet") and added.get("latet-100k") is not None and added["latet"] > 0:
+            line["added_100k_over_10k"] = ratio(added["latet-100k"], added["latet"])
+        if all(cpu.get(n) is not None for n in ("none", "latet", "latet-100k")) and cpu["latet"] > cpu["none"]:
+            # The filter's CPU per request: the listener's beyond no filter's.
+            line["cpu_added_100k_over_10k"] = ratio(cpu["latet-100k"] - cpu["none"], cpu["latet"] - cpu["none"])
+        print(json.dumps(line))
+
+
+def cmd_vaults_yaml(args):
+    """envoy.yaml (stdin) with its names-off listener turned into a second
+    Latet listener on another key (BENCH_ONLY=history): names on, its own
+    vm_id and sync service, the token from LATET_GATEWAY_TOKEN_100K."""
+    text = sys.stdin.read()
+    begin, end = "  # names-off listener: begin", "  # names-off listener: end"
+    if begin not in text or end not in text:
+        log("vaults-yaml: the names-off listener's markers are missing")
+        return 1
+    head, rest = text.split(begin, 1)
+    listener, tail = rest.split(end, 1)
+    listener = (listener.replace("name: latet-names-off", "name: latet-100k")
+                .replace("stat_prefix: latet_names_off", "stat_prefix: latet_100k")
+                .replace(',"detectors":{"person":false}', "")
+                .replace("LATET_GATEWAY_TOKEN", "LATET_GATEWAY_TOKEN_100K")
+                .replace("vm_id: latet\n", "vm_id: latet-100k\n"))
+    start, stop = head.index("bootstrap_extensions:\n"), head.index("\noverload_manager:")
+    singleton = head[start + len("bootstrap_extensions:\n"):stop]
+    second = (singleton.replace("name: latet-sync", "name: latet-sync-100k")
+              .replace("LATET_GATEWAY_TOKEN", "LATET_GATEWAY_TOKEN_100K")
+              .replace("vm_id: latet\n", "vm_id: latet-100k\n"))
+    head = head[:stop] + second.rstrip("\n") + "\n" + head[stop:]
+    out = head + "  # latet-100k listener: begin" + listener + "  # latet-100k listener: end" + tail
+    if out.count("vm_id: latet-100k") != 2 or "person" in listener:
+        log("vaults-yaml: the second listener was not rewritten as expected")
+        return 1
+    sys.stdout.write(out)
+    return 0
+
+
 def cmd_memory(args):
     """memory.jsonl as a table: RSS growth over the empty vault, per worker
     over raw bytes, and where it lies (smaps dumps beside it)."""
@@ -794,6 +867,9 @@ def main():
     s.add_argument("--settle", type=float, default=3.0)
     s.add_argument("--timeout", type=float, default=10.0)
     s.add_argument("--verify", type=int, default=4)
+    s = sub.add_parser("added")
+    s.add_argument("--results", required=True)
+    sub.add_parser("vaults-yaml")
     s = sub.add_parser("memory")
     s.add_argument("--results", required=True)
     s.add_argument("--workers", type=int, default=2)
@@ -804,7 +880,7 @@ def main():
     s.add_argument("--notes", default=None)
     s.add_argument("--previous", default=None, help="the BENCHMARKS.json this run replaces")
     args = p.parse_args()
-    handler = globals()[f"cmd_{args.cmd}"]
+    handler = globals()[f"cmd_{args.cmd.replace('-', '_')}"]
     code = handler(args)
     sys.exit(code or 0)
 

@@ -40,6 +40,10 @@ struct MemoEntry {
     values_masked: usize,
     /// `index.add_epoch()` up to which the entry is known to be valid.
     epoch: u64,
+    /// `index.removal_epoch()` when every entry in `used` was last found
+    /// active in its slot: while the index's is the same, none was removed
+    /// and they are not read again.
+    removal_epoch: u64,
     /// Position in the recency order.
     tick: u64,
     cost: usize,
@@ -143,6 +147,7 @@ impl MaskMemo {
             return None;
         }
         entry.epoch = index.add_epoch();
+        entry.removal_epoch = index.removal_epoch();
         entry.tick = self.next_tick;
         used_sink.extend_from_slice(&entry.used);
         let hit = TextMasking {
@@ -209,6 +214,7 @@ impl MaskMemo {
                 used: masking.used.clone().into_boxed_slice(),
                 values_masked: masking.values_masked,
                 epoch: index.add_epoch(),
+                removal_epoch: index.removal_epoch(),
                 tick,
                 cost,
             },
@@ -246,10 +252,14 @@ impl MaskMemo {
 }
 
 fn still_valid(entry: &MemoEntry, text: &str, index: &SnapshotIndex) -> bool {
-    let used_active = entry
-        .used
-        .iter()
-        .all(|(slot, fp)| index.entry_fingerprint(*slot) == Some(*fp));
+    // Nothing removed since they were all found active: they still are
+    // (a slot changes hands only through a removal). Otherwise each is read
+    // again from the index.
+    let used_active = entry.removal_epoch == index.removal_epoch()
+        || entry
+            .used
+            .iter()
+            .all(|(slot, fp)| index.entry_fingerprint(*slot) == Some(*fp));
     if !used_active {
         return false;
     }

@@ -355,3 +355,106 @@ fn a_resent_surrogate_after_another_is_kept_whole() {
     assert_eq!(mask_one(&whole, text), text, "control");
     assert_eq!(mask_one(&short, text), text, "resent surrogate broken");
 }
+
+// A memo hit re-reads the entries it used only when the index removed
+// something since they were last found active (a slot changes hands only
+// through a removal): the index's removal epoch. These hold with the
+// masker never told of the forget (its own `forget` drops the entries
+// first): the memo's re-validation alone must refuse the stale text.
+
+fn forget_event(seq: u64, ids: Vec<EntryId>) -> crate::wire::Event {
+    crate::wire::Event {
+        seq,
+        body: crate::wire::EventBody::Forgotten {
+            ids,
+            retired: vec![],
+            generation: 1,
+        },
+    }
+}
+
+/// The id `index` gives the `n`-th entry of the vault (1-based).
+fn vault_id(n: u32) -> EntryId {
+    let mut id = [0u8; 16];
+    id[..4].copy_from_slice(&n.to_be_bytes());
+    EntryId(id)
+}
+
+#[test]
+fn a_memo_hit_is_refused_once_an_entry_it_used_is_removed() {
+    let mut index = index(VAULT);
+    let mut warm = masker(1 << 20);
+    let body = chat(&[encode("Please write to Mario Rossi about the order today.")]);
+    masked(&mut warm, &index, &body);
+    assert!(memo_hit(&mut warm, &index, &body));
+    // Mario Rossi's entry goes from the index only.
+    let epoch = index.removal_epoch();
+    index
+        .apply_event(&forget_event(2, vec![vault_id(1)]))
+        .unwrap();
+    assert_ne!(index.removal_epoch(), epoch);
+    let outcome = warm
+        .mask_request(
+            &index,
+            provider::OPENAI_CHAT,
+            body.as_bytes(),
+            MaskOptions::default(),
+        )
+        .unwrap();
+    assert!(
+        matches!(outcome, MaskOutcome::NeedEntries { .. }),
+        "the forgotten value asks for a new entry, never the memoised surrogate"
+    );
+}
+
+#[test]
+fn a_slot_reused_by_a_new_entry_is_not_taken_for_the_old_one() {
+    let mut index = index(VAULT);
+    let mut warm = masker(1 << 20);
+    let body = chat(&[encode("Please write to Mario Rossi about the order today.")]);
+    let before = masked(&mut warm, &index, &body);
+    assert!(contents(&before)[0].contains("Laura Bianchi"));
+    index
+        .apply_event(&forget_event(2, vec![vault_id(1)]))
+        .unwrap();
+    // The same value comes back under a new id and surrogate (into the
+    // freed slot, or another: either way the memo must not serve the old).
+    let mut id = [9u8; 16];
+    id[0] = 0xee;
+    index
+        .add_entries(
+            1,
+            vec![Entry {
+                id: EntryId(id),
+                value: "Mario Rossi".into(),
+                surrogate: "Paolo Neri".into(),
+                kind: Kind::Name,
+                generation: 1,
+            }],
+        )
+        .unwrap();
+    let after = masked(&mut warm, &index, &body);
+    let text = &contents(&after)[0];
+    assert!(text.contains("Paolo Neri") && !text.contains("Laura Bianchi"));
+}
+
+#[test]
+fn a_memo_hit_survives_the_removal_of_an_entry_it_did_not_use() {
+    let mut index = index(VAULT);
+    let mut warm = masker(1 << 20);
+    let mut cold = masker(0);
+    let body = chat(&[encode("Please write to Mario Rossi about the order today.")]);
+    masked(&mut warm, &index, &body);
+    // José García's entry goes: the text's entries are read again, found
+    // active, and the hit is served (then without reading them again).
+    index
+        .apply_event(&forget_event(2, vec![vault_id(2)]))
+        .unwrap();
+    for _ in 0..3 {
+        assert!(memo_hit(&mut warm, &index, &body));
+        assert_eq!(
+            masked(&mut warm, &index, &body),
+            masked(&mut cold, &index, &body)
+        );
+    }
+}

@@ -42,6 +42,10 @@ pub struct SnapshotIndex {
     /// Additions at or before this epoch are no longer listed (the index's
     /// creation, or the newest addition evicted from `recent_adds`).
     horizon: u64,
+    /// Moved by every removal (a forget, a value or id replaced), the only
+    /// way a slot loses its entry or gets another: while it is unchanged,
+    /// every entry active at an earlier read is still in its slot.
+    removal_epoch: u64,
 }
 
 /// Epochs are drawn from one counter for every index of the process, so an
@@ -68,6 +72,7 @@ impl SnapshotIndex {
             add_epoch: epoch,
             recent_adds: VecDeque::new(),
             horizon: epoch,
+            removal_epoch: epoch,
         }
     }
 
@@ -150,6 +155,7 @@ impl SnapshotIndex {
             add_epoch: epoch,
             recent_adds: VecDeque::new(),
             horizon: epoch,
+            removal_epoch: epoch,
         }
     }
 
@@ -342,6 +348,7 @@ impl SnapshotIndex {
             self.surrogates.remove(e.surrogate, slot);
         }
         self.recent_adds.retain(|(_, s)| *s != slot);
+        self.removal_epoch = next_epoch();
         self.store.remove(slot)
     }
 
@@ -488,6 +495,14 @@ impl SnapshotIndex {
     /// across every index of the process.
     pub fn add_epoch(&self) -> u64 {
         self.add_epoch
+    }
+
+    /// A counter moved by every removal from this index (memo
+    /// re-validation: while it has not moved, every entry a memo entry
+    /// found active is still active in the same slot); unique across every
+    /// index of the process.
+    pub fn removal_epoch(&self) -> u64 {
+        self.removal_epoch
     }
 
     /// Slots of entries added after `epoch`, or None when that is further

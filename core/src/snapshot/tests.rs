@@ -237,6 +237,37 @@ fn recent_additions_are_listed_for_memo_revalidation() {
 }
 
 #[test]
+fn the_removal_epoch_moves_with_every_removal_and_only_then() {
+    let mut index = demo();
+    let other = demo();
+    // Drawn from the process's one counter: two indexes never share one.
+    assert_ne!(index.removal_epoch(), other.removal_epoch());
+    let start = index.removal_epoch();
+    // A new entry takes nothing away.
+    index
+        .add_entries(1, vec![entry(20, "Greta", "Hanna", Kind::Name)])
+        .unwrap();
+    assert_eq!(index.removal_epoch(), start);
+    // The same value under another id replaces (removes) the old entry.
+    index
+        .add_entries(1, vec![entry(21, "Greta", "Lotte", Kind::Name)])
+        .unwrap();
+    let replaced = index.removal_epoch();
+    assert_ne!(replaced, start);
+    // A forget removes.
+    let forget = Event {
+        seq: 11,
+        body: EventBody::Forgotten {
+            ids: vec![EntryId([1; 16])],
+            retired: vec![],
+            generation: 1,
+        },
+    };
+    index.apply_event(&forget).unwrap();
+    assert_ne!(index.removal_epoch(), replaced);
+}
+
+#[test]
 fn bad_snapshots_are_refused_by_field_and_position() {
     let mut bad = snapshot(vec![entry(1, "x", "x", Kind::Name)]);
     let err = SnapshotIndex::from_snapshot(bad.clone()).err().unwrap();
