@@ -362,12 +362,26 @@ fn a_resent_surrogate_after_another_is_kept_whole() {
 // masker never told of the forget (its own `forget` drops the entries
 // first): the memo's re-validation alone must refuse the stale text.
 
-fn forget_event(seq: u64, ids: Vec<EntryId>) -> crate::wire::Event {
+/// A forget of the `n`-th entries of `VAULT` (1-based), with the retired
+/// surrogate the event lists for each (the index confirms a forget by it).
+fn forget_event(seq: u64, ns: &[u32]) -> crate::wire::Event {
+    let salt: Vec<u8> = (0..16).map(|i| (i * 0x11) as u8).collect();
     crate::wire::Event {
         seq,
         body: crate::wire::EventBody::Forgotten {
-            ids,
-            retired: vec![],
+            ids: ns.iter().map(|n| vault_id(*n)).collect(),
+            retired: ns
+                .iter()
+                .map(|n| {
+                    let surrogate = VAULT[*n as usize - 1].1;
+                    crate::wire::RetiredSurrogate {
+                        hash: crate::wire::RetiredHash(crate::keyed_hash::retired_hash(
+                            &salt, surrogate,
+                        )),
+                        lead: crate::text::lead_bucket(surrogate),
+                    }
+                })
+                .collect(),
             generation: 1,
         },
     }
@@ -389,9 +403,7 @@ fn a_memo_hit_is_refused_once_an_entry_it_used_is_removed() {
     assert!(memo_hit(&mut warm, &index, &body));
     // Mario Rossi's entry goes from the index only.
     let epoch = index.removal_epoch();
-    index
-        .apply_event(&forget_event(2, vec![vault_id(1)]))
-        .unwrap();
+    index.apply_event(&forget_event(2, &[1])).unwrap();
     assert_ne!(index.removal_epoch(), epoch);
     let outcome = warm
         .mask_request(
@@ -414,9 +426,8 @@ fn a_slot_reused_by_a_new_entry_is_not_taken_for_the_old_one() {
     let body = chat(&[encode("Please write to Mario Rossi about the order today.")]);
     let before = masked(&mut warm, &index, &body);
     assert!(contents(&before)[0].contains("Laura Bianchi"));
-    index
-        .apply_event(&forget_event(2, vec![vault_id(1)]))
-        .unwrap();
+    index.apply_event(&forget_event(2, &[1])).unwrap();
+    assert!(index.by_value("Mario Rossi").is_none());
     // The same value comes back under a new id and surrogate (into the
     // freed slot, or another: either way the memo must not serve the old).
     let mut id = [9u8; 16];
@@ -447,9 +458,8 @@ fn a_memo_hit_survives_the_removal_of_an_entry_it_did_not_use() {
     masked(&mut warm, &index, &body);
     // José García's entry goes: the text's entries are read again, found
     // active, and the hit is served (then without reading them again).
-    index
-        .apply_event(&forget_event(2, vec![vault_id(2)]))
-        .unwrap();
+    index.apply_event(&forget_event(2, &[2])).unwrap();
+    assert!(index.by_value("José García").is_none());
     for _ in 0..3 {
         assert!(memo_hit(&mut warm, &index, &body));
         assert_eq!(

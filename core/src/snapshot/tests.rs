@@ -259,11 +259,12 @@ fn the_removal_epoch_moves_with_every_removal_and_only_then() {
         seq: 11,
         body: EventBody::Forgotten {
             ids: vec![EntryId([1; 16])],
-            retired: vec![],
+            retired: vec![retired_of("Laura Bianchi")],
             generation: 1,
         },
     };
     index.apply_event(&forget).unwrap();
+    assert!(index.by_value("Mario Rossi").is_none());
     assert_ne!(index.removal_epoch(), replaced);
 }
 
