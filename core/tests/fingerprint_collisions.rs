@@ -121,3 +121,58 @@ fn forgetting_one_of_two_people_sharing_a_fingerprint_leaves_the_other_masked_an
     );
     assert_eq!((stats.restored, stats.declined_retired), (1, 1));
 }
+
+/// A worker that lags a page behind the feed reads an `added` event as it
+/// is served, with the entry re-created since its forget (the control
+/// service reads entries when it answers): it holds the new surrogate when
+/// the forget of the old one arrives. The forget does not take the new
+/// entry (its surrogate is not the one retired), the old surrogate is never
+/// used or restored again, and masking and restoring use the new one.
+#[test]
+fn a_lagging_worker_that_read_a_re_created_entry_keeps_it_through_the_old_forget() {
+    let (mut index, _ana, mario) = vault();
+    let mut masker = masker(1 << 20);
+    let text = chat("Please call Mario Rossi about the new contract today");
+    let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &text);
+    assert!(String::from_utf8(out).unwrap().contains("Laura Bianchi"));
+    // Seq n: `added`, served after the re-creation: Mario's id, a new
+    // surrogate, the generation after the forget.
+    let mut recreated = entry(
+        2,
+        "Mario Rossi",
+        "Paolo Neri",
+        "name",
+        index.generation() + 1,
+    );
+    recreated.id = mario;
+    index
+        .apply_event(&Event {
+            seq: index.seq() + 1,
+            body: EventBody::Added {
+                entries: vec![recreated],
+            },
+        })
+        .unwrap();
+    // Seq n + 1: the forget of the entry as it was.
+    let forgotten = forget(&mut index, mario, "Laura Bianchi");
+    assert!(
+        forgotten.is_empty(),
+        "the entry held is not the one retired"
+    );
+    masker.forget(&forgotten);
+    assert!(index.is_retired("Laura Bianchi"));
+    for round in 0..2 {
+        let (out, _) = mask_ok(&mut masker, &index, provider::OPENAI_CHAT, &text);
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.contains("Paolo Neri")
+                && !out.contains("Laura Bianchi")
+                && !out.contains("Mario Rossi"),
+            "round {round}: {out}"
+        );
+    }
+    let (out, stats) = restore_body(&index, &answer("Paolo Neri, not Laura Bianchi"));
+    let out = String::from_utf8(out.unwrap()).unwrap();
+    assert_eq!(out.matches("Mario Rossi").count(), 1, "{out}");
+    assert_eq!((stats.restored, stats.declined_retired), (1, 1));
+}
