@@ -10,7 +10,7 @@ mod token_matcher;
 mod token_starts;
 
 pub use entry_store::{EntryRef, Slot};
-pub use index::{AppliedEvent, SnapshotIndex};
+pub use index::{AppliedEvent, AppliedEvents, SnapshotIndex};
 pub use token_matcher::VaultMatch;
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! One worker's vault: the snapshot index and the masker's memo, kept
 //! current from shared data.
 //!
-//! [`WorkerVault::apply_event`], [`WorkerVault::load_snapshot`],
+//! [`WorkerVault::apply_event`] (and [`WorkerVault::apply_events`], the
+//! same for a run of events), [`WorkerVault::load_snapshot`],
 //! [`WorkerVault::drop_deleted_key`] and [`WorkerVault::release`] are the
 //! only ways anything leaves this worker's caches: applying a `forgotten`
 //! event removes the entries from the index *and* drops every memo entry
@@ -117,6 +118,19 @@ impl WorkerVault {
             self.masker.forget(&applied.forgotten);
         }
         Ok(applied)
+    }
+
+    /// Applies feed events in order, each the next, and stops at the first
+    /// refused; returns how many were applied. The same erasure as
+    /// [`WorkerVault::apply_event`] one by one (the memo drops every text
+    /// that used an entry they removed, before this returns), with a run of
+    /// forgets applied in one pass over the index.
+    pub fn apply_events(&mut self, events: &[Event]) -> usize {
+        let applied = self.index.apply_events(events);
+        if !applied.total.forgotten.is_empty() {
+            self.masker.forget(&applied.total.forgotten);
+        }
+        applied.events
     }
 
     /// Replaces the index with a snapshot's and drops the whole memo (it
@@ -259,6 +273,11 @@ impl FeedFollower for WorkerVault {
     /// Through [`WorkerVault::apply_event`]: a forget clears the memo too.
     fn apply(&mut self, event: &Event) -> bool {
         self.apply_event(event).is_ok()
+    }
+
+    /// Through [`WorkerVault::apply_events`]: a run of forgets in one pass.
+    fn apply_all(&mut self, events: &[Event]) -> usize {
+        self.apply_events(events)
     }
 }
 

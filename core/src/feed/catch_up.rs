@@ -24,6 +24,15 @@ pub trait FeedFollower {
     /// Applies the event right after [`position`](Self::position); false
     /// when the copy refuses it (and stays where it was).
     fn apply(&mut self, event: &Event) -> bool;
+
+    /// Applies `events`, each the one after the one before (the first
+    /// right after the position), as [`apply`](Self::apply) one by one
+    /// would; returns how many were applied before the first refused (all
+    /// when none was). A copy may apply them together (a run of forgets in
+    /// one pass).
+    fn apply_all(&mut self, events: &[Event]) -> usize {
+        events.iter().take_while(|event| self.apply(event)).count()
+    }
 }
 
 impl FeedFollower for SnapshotIndex {
@@ -33,6 +42,10 @@ impl FeedFollower for SnapshotIndex {
 
     fn apply(&mut self, event: &Event) -> bool {
         self.apply_event(event).is_ok()
+    }
+
+    fn apply_all(&mut self, events: &[Event]) -> usize {
+        self.apply_events(events).events
     }
 }
 
@@ -62,40 +75,53 @@ pub struct AppliedRun {
 
 /// Applies to `follower`, in order, every event of `events` after its
 /// position; skips those at or before it, stops at the first gap or
-/// refusal.
+/// refusal. Each run of consecutive events goes to the follower at once
+/// ([`FeedFollower::apply_all`]).
 pub fn apply_in_order<F: FeedFollower>(follower: &mut F, events: &[Event]) -> AppliedRun {
     let mut run = AppliedRun {
         events_applied: 0,
         forgets_applied: 0,
         end: RunEnd::Done,
     };
-    for event in events {
+    let mut rest = events;
+    loop {
         let Some(at) = follower.position() else {
             run.end = RunEnd::NotLoaded;
             return run;
         };
-        if event.seq <= at {
-            continue;
-        }
+        // Already applied: skipped wherever they stand in the list.
+        let old = rest.iter().take_while(|event| event.seq <= at).count();
+        rest = &rest[old..];
+        let Some(first) = rest.first() else {
+            return run;
+        };
         let expected = at.saturating_add(1);
-        if event.seq != expected {
+        if first.seq != expected {
             run.end = RunEnd::Gap {
                 expected,
-                found: event.seq,
+                found: first.seq,
             };
             return run;
         }
-        let is_forget = matches!(event.body, EventBody::Forgotten { .. });
-        if !follower.apply(event) {
-            run.end = RunEnd::Refused { seq: event.seq };
+        let consecutive = 1 + rest
+            .windows(2)
+            .take_while(|pair| pair[1].seq == pair[0].seq.saturating_add(1))
+            .count();
+        let batch = &rest[..consecutive];
+        let applied = follower.apply_all(batch).min(batch.len());
+        run.events_applied += applied;
+        run.forgets_applied += batch[..applied]
+            .iter()
+            .filter(|event| matches!(event.body, EventBody::Forgotten { .. }))
+            .count();
+        if applied < batch.len() {
+            run.end = RunEnd::Refused {
+                seq: batch[applied].seq,
+            };
             return run;
         }
-        run.events_applied += 1;
-        if is_forget {
-            run.forgets_applied += 1;
-        }
+        rest = &rest[consecutive..];
     }
-    run
 }
 
 /// What one catch-up did.

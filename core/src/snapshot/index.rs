@@ -29,6 +29,17 @@ pub struct AppliedEvent {
     pub forgotten: Vec<EntryId>,
 }
 
+/// What [`SnapshotIndex::apply_events`] did.
+#[derive(Debug, Default)]
+pub struct AppliedEvents {
+    /// Events applied, from the first.
+    pub events: usize,
+    /// What they changed together.
+    pub total: AppliedEvent,
+    /// Why the event after them was refused, if one was.
+    pub refused: Option<CoreError>,
+}
+
 /// A vault as one worker holds it.
 pub struct SnapshotIndex {
     generation: u64,
@@ -210,22 +221,7 @@ impl SnapshotIndex {
                 retired,
                 generation,
             } => {
-                if *generation < self.generation {
-                    return Err(CoreError::Wire(format!(
-                        "forgotten event {}: generation {} is older than the index's {}",
-                        event.seq, generation, self.generation
-                    )));
-                }
-                // One retired surrogate per id: the hashes confirm which
-                // entry each id names (below).
-                if retired.len() != ids.len() {
-                    return Err(CoreError::Wire(format!(
-                        "forgotten event {}: {} ids but {} retired surrogates",
-                        event.seq,
-                        ids.len(),
-                        retired.len()
-                    )));
-                }
+                self.check_forget(event, self.generation)?;
                 let forgotten = self.forget_ids(ids, retired);
                 for r in retired {
                     self.retired.insert(r);
@@ -239,6 +235,120 @@ impl SnapshotIndex {
         };
         self.seq = event.seq;
         Ok(applied)
+    }
+
+    /// Applies `events` in order, each the next of the feed, as
+    /// [`apply_event`](Self::apply_event) one by one would, and stops at
+    /// the first one refused (those before it stay applied). A run of
+    /// consecutive `forgotten` events is applied in one pass over the
+    /// slots, not one pass each: a worker catching up on a forget storm
+    /// pays one pass, however many events (the pass costs ~0.3 ms at 100k
+    /// entries natively). Together they drop what they would one by one:
+    /// an entry goes when it carries one of the run's fingerprints and its
+    /// surrogate's hash is one the run retires (surrogates are unique in a
+    /// vault, so the hash names the event that retires it).
+    pub fn apply_events(&mut self, events: &[Event]) -> AppliedEvents {
+        let mut out = AppliedEvents::default();
+        let mut rest = events;
+        while !rest.is_empty() {
+            let run = self.acceptable_forgets(rest);
+            if run > 1 {
+                let forgotten = self.apply_forget_run(&rest[..run]);
+                out.total.forgotten.extend(forgotten);
+                out.events += run;
+                rest = &rest[run..];
+                continue;
+            }
+            match self.apply_event(&rest[0]) {
+                Ok(applied) => {
+                    out.total.added += applied.added;
+                    out.total.forgotten.extend(applied.forgotten);
+                    out.events += 1;
+                    rest = &rest[1..];
+                }
+                Err(e) => {
+                    out.refused = Some(e);
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// What makes `apply_event` refuse a `forgotten` event at this
+    /// position with the index at `generation` (one check for both paths).
+    fn check_forget(&self, event: &Event, generation: u64) -> Result<(), CoreError> {
+        let EventBody::Forgotten {
+            ids,
+            retired,
+            generation: new,
+        } = &event.body
+        else {
+            return Ok(());
+        };
+        if *new < generation {
+            return Err(CoreError::Wire(format!(
+                "forgotten event {}: generation {} is older than the index's {}",
+                event.seq, new, generation
+            )));
+        }
+        // One retired surrogate per id: the hashes confirm which entry
+        // each id names (`forget_ids`).
+        if retired.len() != ids.len() {
+            return Err(CoreError::Wire(format!(
+                "forgotten event {}: {} ids but {} retired surrogates",
+                event.seq,
+                ids.len(),
+                retired.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// How many of `events`, from the first, are `forgotten` events this
+    /// index would accept one after the other.
+    fn acceptable_forgets(&self, events: &[Event]) -> usize {
+        let (mut seq, mut generation) = (self.seq, self.generation);
+        events
+            .iter()
+            .take_while(|event| {
+                let EventBody::Forgotten {
+                    generation: new, ..
+                } = &event.body
+                else {
+                    return false;
+                };
+                let ok = event.seq == seq + 1 && self.check_forget(event, generation).is_ok();
+                if ok {
+                    (seq, generation) = (event.seq, *new);
+                }
+                ok
+            })
+            .count()
+    }
+
+    /// Applies a run [`acceptable_forgets`](Self::acceptable_forgets)
+    /// accepted: one pass over the slots for all their ids.
+    fn apply_forget_run(&mut self, events: &[Event]) -> Vec<EntryId> {
+        let mut ids = Vec::new();
+        let mut retired = Vec::new();
+        for event in events {
+            if let EventBody::Forgotten {
+                ids: i,
+                retired: r,
+                generation,
+            } = &event.body
+            {
+                ids.extend_from_slice(i);
+                retired.extend_from_slice(r);
+                (self.seq, self.generation) = (event.seq, *generation);
+            }
+        }
+        let forgotten = self.forget_ids(&ids, &retired);
+        for r in &retired {
+            self.retired.insert(r);
+        }
+        forgotten
     }
 
     /// Adds entries a callout answered with. They must be of the index's

@@ -3,6 +3,7 @@
 //! Rule labels (V3) are those of docs/product-rules.md.
 
 mod entry_store;
+mod event_runs;
 mod fingerprints;
 
 use super::*;

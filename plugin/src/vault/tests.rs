@@ -59,6 +59,48 @@ fn catch_up_loads_the_snapshot_then_applies_events() {
 }
 
 #[test]
+fn a_run_of_forgets_in_one_catch_up_drops_each_value_and_its_memo() {
+    let host = FakeHost::alone();
+    publish(&host, 1, 1, vec![mario(), giulia()], &[]);
+    let mut v = vault();
+    v.catch_up(&host);
+    let texts = [
+        "Please write to Mario Rossi about the contract renewal for next year.",
+        "Please write to Giulia Neri about the contract renewal for next year.",
+    ];
+    for text in texts {
+        masked(&mut v, text);
+        let (_, stats) = masked(&mut v, text);
+        assert!(stats.memo_hits > 0, "{stats:?}");
+    }
+    // Two forgets in a row: applied together, in one pass.
+    publish_events(
+        &host,
+        1,
+        &[forgotten(2, &mario(), 2), forgotten(3, &giulia(), 3)],
+    );
+    let done = v.catch_up(&host);
+    assert_eq!((done.forgets_applied, done.events_applied), (2, 2));
+    assert!(done.current && v.index().is_empty());
+    assert_eq!(v.index().generation(), 3);
+    for (text, surrogate) in texts.iter().zip(["Laura Bianchi", "Paola Conti"]) {
+        let body = serde_json::json!({"messages": [{"role": "user", "content": text}]}).to_string();
+        let outcome = v
+            .mask(
+                latet_core::provider::OPENAI_CHAT,
+                body.as_bytes(),
+                MaskOptions::default(),
+            )
+            .unwrap();
+        assert!(
+            matches!(outcome, MaskOutcome::NeedEntries { .. }),
+            "a forgotten value is asked for again, never served from the memo"
+        );
+        assert!(v.index().is_retired(surrogate));
+    }
+}
+
+#[test]
 fn a_forget_drops_the_value_and_the_memo_before_the_next_mask() {
     let host = FakeHost::alone();
     publish(&host, 1, 1, vec![mario()], &[]);

@@ -376,3 +376,63 @@ fn a_rebuild_that_empties_the_copy_first_replaces_it_or_leaves_it_empty() {
     assert!(!done.snapshot_loaded && !done.current, "{done:?}");
     assert_eq!(copy.at, None);
 }
+
+/// A copy that records the runs it is handed, and refuses one position.
+struct RunCopy {
+    inner: FakeCopy,
+    runs: Vec<Vec<u64>>,
+}
+
+impl FeedFollower for RunCopy {
+    fn position(&self) -> Option<u64> {
+        self.inner.position()
+    }
+
+    fn apply(&mut self, event: &Event) -> bool {
+        self.inner.apply(event)
+    }
+
+    fn apply_all(&mut self, events: &[Event]) -> usize {
+        self.runs.push(seqs(events));
+        events.iter().take_while(|e| self.inner.apply(e)).count()
+    }
+}
+
+#[test]
+fn each_run_of_consecutive_events_is_handed_over_at_once() {
+    let mut copy = RunCopy {
+        inner: FakeCopy::at(Some(2)),
+        runs: vec![],
+    };
+    // 2 is old wherever it stands; 3-5 and 6-7 are two runs around it.
+    let events = [
+        forgotten(3, &[1]),
+        forgotten(4, &[2]),
+        added(5, vec![]),
+        added(2, vec![]),
+        forgotten(6, &[3]),
+        forgotten(7, &[4]),
+    ];
+    let run = apply_in_order(&mut copy, &events);
+    assert_eq!(copy.runs, vec![vec![3, 4, 5], vec![6, 7]]);
+    assert_eq!(copy.inner.applied, [3, 4, 5, 6, 7]);
+    assert_eq!((run.events_applied, run.forgets_applied), (5, 4));
+    assert_eq!(run.end, RunEnd::Done);
+
+    // A refusal inside a run: those before it count, the run stops there.
+    let mut copy = RunCopy {
+        inner: FakeCopy::at(Some(2)),
+        runs: vec![],
+    };
+    copy.inner.refuses = Some(4);
+    let run = apply_in_order(&mut copy, &events);
+    assert_eq!(copy.runs, vec![vec![3, 4, 5]]);
+    assert_eq!(
+        run,
+        AppliedRun {
+            events_applied: 1,
+            forgets_applied: 1,
+            end: RunEnd::Refused { seq: 4 }
+        }
+    );
+}
