@@ -144,3 +144,51 @@ fn a_greetings_word_in_prose_greets_no_one() {
     assert_eq!(names("Thanks,\nRob"), ["Rob"]);
     assert_eq!(names("Good morning Kalle, hi"), ["Kalle"]);
 }
+
+#[test]
+fn a_capitalised_article_first_in_its_sentence_before_a_place() {
+    assert!(names("The Wellington office closes early. In Florence we stay two days.").is_empty());
+    // Not before a given name the lists know as no place.
+    assert_eq!(names("The Sarah I told you about called."), ["Sarah"]);
+}
+
+#[test]
+fn an_article_and_a_noun_before_a_particle_are_not_the_name() {
+    assert_eq!(names("Der Vorschlag von Sven war gut."), ["Sven"]);
+    assert_eq!(names("El libro de Jimena está en la mesa."), ["Jimena"]);
+}
+
+#[test]
+fn a_surname_a_comma_and_a_given_name_in_a_labels_value() {
+    let text = r#"{"nombre": "quintero, marta", "ciudad": "Málaga"}"#;
+    assert_eq!(names(text), ["quintero, marta"]);
+    let text = r#"{"kundenname": "schulze, dörte", "tarif": "Pro"}"#;
+    assert_eq!(names(text), ["schulze, dörte"]);
+    // Not when the value goes on past the given name.
+    let text = r#"{"nombre": "quintero, marta y asociados"}"#;
+    assert_eq!(names(text), ["quintero"]);
+}
+
+#[test]
+fn a_lower_case_name_after_meeting_someone_or_a_role() {
+    assert_eq!(
+        names("hablé con maría josé ayer y dice que sí"),
+        ["maría josé"]
+    );
+    assert_eq!(
+        names("ho sentito carla stamattina, dice che va bene"),
+        ["carla"]
+    );
+    assert_eq!(names("hab mit jens telefoniert, passt"), ["jens"]);
+    assert_eq!(names("j'ai vu amélie hier soir"), ["amélie"]);
+    assert_eq!(
+        names("Visita: atendí a la encargada, susana lópez, y al dueño."),
+        ["susana lópez"]
+    );
+    assert_eq!(
+        names("Gespräch mit der Geschäftsführerin, martina vogel; sie will zahlen."),
+        ["martina vogel"]
+    );
+    // A word that is no given name after them stays prose.
+    assert!(names("hab mit mama telefoniert").is_empty());
+}

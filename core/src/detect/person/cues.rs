@@ -396,6 +396,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
             }
+            if let Some(given_end) = given_after_comma_in_value(text, words, first + taken) {
+                end = end.max(given_end);
+            }
         }
         // `Kunde: Bosch Rexroth AG`, `Client : Lacoste SA`: a known name
         // whose capitalised words go on to a firm's word is the firm's.
@@ -414,6 +417,29 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             }
         }
     }
+}
+
+/// `"nombre": "quintero, marta"`, `"kundenname": "schulze, dörte"`: a
+/// label's value written surname first (the cue took it, ending at
+/// `words[at]`), then a comma and one or two given names the lists know
+/// that end the value (a quote, a line's or the text's end); where they
+/// end.
+pub(super) fn given_after_comma_in_value(text: &str, words: &[Word], at: usize) -> Option<usize> {
+    let surname = words.get(at.checked_sub(1)?)?;
+    let first = words.get(at)?;
+    let fits = |w: &Word| w.is(flag::GIVEN) && !w.glued && !w.is(flag::PLACE | flag::NOT_NAME);
+    if !surname.is(flag::SURNAME) || first.gap != Gap::Comma || !fits(first) {
+        return None;
+    }
+    let last = match words.get(at + 1) {
+        Some(second) if second.gap == Gap::Space && fits(second) => second,
+        _ => first,
+    };
+    let ends_value = text[last.end..]
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(c, '"' | '\\' | '\n' | '\r'));
+    ends_value.then_some(last.end)
 }
 
 /// Whether the capitalised words from `words[at]` on (over single spaces,

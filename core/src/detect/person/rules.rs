@@ -2,6 +2,7 @@
 //! where each name starts and ends.
 
 use super::lexicon::flag;
+use super::things::{after_feast, firm_of_partners, leads_an_organisation, named_thing};
 use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
 
@@ -217,13 +218,15 @@ pub(super) fn judge(
 ) {
     let mut start = from;
     for k in from..=to {
-        let split = k == to
-            || words.get(k).is_some_and(|w| {
-                let initial = w.case == Case::Initial && w.dot;
-                let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
-                let joins = w.conjunction && k > from;
-                never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to)
-            });
+        let split = k == to || words.get(k).is_some_and(|w| {
+            let initial = w.case == Case::Initial && w.dot;
+            let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+            let joins = w.conjunction && k > from;
+            (never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to))
+                    // `Ríos del Banco Santander`: the person ends before
+                    // the organisation's particle.
+                    || (k > from && leads_an_organisation(words, k))
+        });
         if split {
             if start < k {
                 judge_part(text, words, start, k, from, last, out);
@@ -266,6 +269,7 @@ pub(super) fn judge_part(
             || after_eponym_head(text, words, from)
             || head_before_particle(text, words, from, CORNERS)
             || between_from_and_to(text, words, from)
+            || after_feast(text, words, from)
         {
             return;
         }
@@ -318,27 +322,33 @@ pub(super) fn judge_part(
         }
     }
     // Leading particles (`DE ÓSCAR`, `El País`), and unknown words before
-    // a particle (`Dell di Rahim`), are not the name.
-    if let Some(particle) = words[from..to]
-        .iter()
-        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower && w.case != Case::Initial)
-        .filter(|&p| {
-            // After a title a capitalised particle leads the surname
-            // (`Avv. Di Pietro`, `Dott. La Rocca`).
-            p == 0 && !(titled && words[from].case == Case::Title) && !leads_a_name(words, from, to)
-        })
-        .or_else(|| {
-            words[from..to]
-                .iter()
-                .position(|w| w.is(flag::PARTICLE) && w.case != Case::Initial)
-                .filter(|&p| {
-                    p > 0
-                        && words[from..from + p]
-                            .iter()
-                            .all(|w| !w.known() && w.case != Case::Initial)
-                })
-        })
-    {
+    // a particle (`Dell di Rahim`), are not the name; an article may lead
+    // both (`Der Tipp von Sven`).
+    for _ in 0..2 {
+        let Some(particle) = words[from..to]
+            .iter()
+            .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower && w.case != Case::Initial)
+            .filter(|&p| {
+                // After a title a capitalised particle leads the surname
+                // (`Avv. Di Pietro`, `Dott. La Rocca`).
+                p == 0
+                    && !(titled && words[from].case == Case::Title)
+                    && !leads_a_name(words, from, to)
+            })
+            .or_else(|| {
+                words[from..to]
+                    .iter()
+                    .position(|w| w.is(flag::PARTICLE) && w.case != Case::Initial)
+                    .filter(|&p| {
+                        p > 0
+                            && words[from..from + p]
+                                .iter()
+                                .all(|w| !w.known() && w.case != Case::Initial)
+                    })
+            })
+        else {
+            break;
+        };
         // `Casa de Lope de Vega`, `Museo de Frida Kahlo`: a place named
         // after the name.
         if words[from..from + particle]
@@ -404,30 +414,45 @@ pub(super) fn judge_part(
                 && w.case == Case::Title
                 && words[k + 1].conjunction
                 && words[k + 2].is(flag::SURNAME));
+        // (`Carlos del Río Sánchez`: over the particles before it.)
+        let before = (from..k)
+            .rev()
+            .find(|&b| words[b].case != Case::Lower || !words[b].is(flag::PARTICLE))
+            .map(|b| &words[b]);
         w.is(flag::SURNAME)
             && last_or_before_surname
             && (titled
-                || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
+                || before.is_some_and(|b| b.strong() && b.is(flag::GIVEN))
                 || (k > from && words[k - 1].conjunction))
     };
     // `Fernández de Córdoba`, `Ruiz de Alarcón`: a place after a particle,
     // last after a known surname, is the surname's second part.
-    // (`Ruiz de la Torre`: over every particle between them.)
+    // (`Ruiz de la Torre`: over every particle between them. `Ignacio del
+    // Valle`, `Nicolò Dalla Chiesa`: after a given name too, when the
+    // lists know the place word as a surname, and over a capitalised
+    // particle that is no article.)
     let surname_of_place = |k: usize| {
         let particles = words[from..k]
             .iter()
             .rev()
-            .take_while(|w| w.case == Case::Lower && w.is(flag::PARTICLE))
+            .take_while(|w| {
+                w.is(flag::PARTICLE)
+                    && (w.case == Case::Lower || (w.case == Case::Title && !w.is(flag::ARTICLE)))
+            })
             .count();
         let Some(s) = (k - from).checked_sub(particles + 1).map(|s| from + s) else {
             return false;
         };
+        // (After a given name, only a place word the lists know as a
+        // surname too: `Charles de Gaulle` is the airport's.)
+        let given =
+            words[s].is(flag::GIVEN) && !words[s].is(flag::NOT_NAME) && words[k].is(flag::SURNAME);
         k + 1 == to
             && particles > 0
-            && words[s].is(flag::SURNAME)
+            && (words[s].is(flag::SURNAME) || given)
             && !words[s].is(flag::PLACE)
             && words[s].case != Case::Lower
-            && (titled || s > from)
+            && (titled || s > from || given)
     };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
@@ -497,9 +522,9 @@ pub(super) fn judge_part(
     {
         return;
     }
-    // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet.
-    if to - from <= 2 && from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::PET)
-    {
+    // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet;
+    // `Hurricane Helene`, `o navio Gil Eannes`: a storm, a ship.
+    if named_thing(text, words, from, to) {
         return;
     }
     let part = &words[from..to];
@@ -534,8 +559,11 @@ pub(super) fn judge_part(
             // the lists know as a place too, after an article or a
             // preposition of place, is the place; after `from`, `de`,
             // `von` (`an email from Charlotte`) it stays a person.
+            // (`The Wellington office`: a capitalised article first in its
+            // sentence too.)
             let place_after_determiner = w.is(flag::PLACE)
-                && ((after_determiner(words, from) && before_a_place(text, &words[from - 1]))
+                && (((after_determiner(words, from) || after_first_article(words, from))
+                    && before_a_place(text, &words[from - 1]))
                     || toward_a_place(text, words, from));
             // `The Wilson tennis racket`, `the Newton release`: one surname
             // after English `the` names a thing, a family or an account; a
@@ -584,6 +612,7 @@ pub(super) fn judge_part(
     // a name word beyond the firm's (`Johnnie Walker Smith`) says a name.
     let accept = accept
         && !company_beside(words, from, to, titled, greeted)
+        && !(to - from == 1 && !titled && firm_of_partners(words, to))
         && (titled || greeted || !firm(text, words, from, to));
     if !accept {
         return;
@@ -814,6 +843,16 @@ pub(super) fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
 }
 
+/// Whether a capitalised determiner that starts a sentence stands right
+/// before `words[k]` (`The Wellington office`, `In Florence`).
+pub(super) fn after_first_article(words: &[Word], k: usize) -> bool {
+    k > 0
+        && words[k].gap == Gap::Space
+        && words[k - 1].sentence_start
+        && words[k - 1].case == Case::Title
+        && words[k - 1].is(flag::DETERMINER)
+}
+
 /// Whether `words[k]` is a one-letter title beside another initial: an
 /// initial (`J.-M. Carrière`, `M. Á. Sepúlveda`), not `M.` for Monsieur.
 pub(super) fn among_initials(words: &[Word], k: usize) -> bool {
@@ -845,7 +884,7 @@ pub(super) fn labelled(text: &str, words: &[Word], from: usize) -> bool {
         && (3..=6).contains(&(words[from].start - label.end))
 }
 
-/// Pets, in the lexicon as [`flag::PET`]: the name after one is an
+/// Pets, in the lexicon as [`flag::THING`]: the name after one is an
 /// animal's (`my dog Biscuit`, `il mio gatto Bartolomeo`).
 pub(super) const PETS: &str = "dog cat puppy kitten hund katze kater perro perra perrito gato gata gatito gatto gatta cane chien chienne chat chaton chiot cachorro cachorra cao cadela gatinho";
 
