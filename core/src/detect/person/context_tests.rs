@@ -192,3 +192,23 @@ fn a_lower_case_name_after_meeting_someone_or_a_role() {
     // A word that is no given name after them stays prose.
     assert!(names("hab mit mama telefoniert").is_empty());
 }
+
+#[test]
+fn kin_a_closing_parenthesis_and_a_places_key() {
+    assert_eq!(
+        names("dile a la tía conchi que la cena es a las nueve"),
+        ["conchi"]
+    );
+    assert_eq!(
+        names("Reclamación (cliente: sr. benigno ocaña) por doble cobro."),
+        ["benigno ocaña"]
+    );
+    assert!(names(r#"{"localita": "Marina di Pietrasanta", "max": 18}"#).is_empty());
+}
+
+#[test]
+fn a_title_that_is_also_a_preposition_in_lower_case_titles_no_one() {
+    assert!(names("I posted it on Slack and deployed on Heroku.").is_empty());
+    // A title in lower case that is no preposition still titles.
+    assert_eq!(names("Chiama il dott. Bianchi domani."), ["Bianchi"]);
+}

@@ -499,7 +499,7 @@ pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> u
 
 /// After the lower-case given name `words[first]` the lists know, one
 /// lower-case word they do not know (three letters or more) that ends the
-/// clause (a comma, a semicolon, a dot, `?`, `!`, a line's end; not the
+/// clause (a comma, a semicolon, a dot, `?`, `!`, `)`, a line's end; not the
 /// text's) is her or his surname; where it ends (0: none).
 pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) -> usize {
     let (Some(given), Some(next)) = (words.get(first), words.get(first + 1)) else {
@@ -508,7 +508,7 @@ pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) ->
     let ends_clause = text[next.end..]
         .chars()
         .next()
-        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | '\n' | '\r'));
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | ')' | '\n' | '\r'));
     let fits = given.case == Case::Lower
         && given.is(flag::GIVEN)
         && next.gap == Gap::Space

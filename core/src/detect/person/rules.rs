@@ -2,7 +2,10 @@
 //! where each name starts and ends.
 
 use super::lexicon::flag;
-use super::things::{after_feast, firm_of_partners, leads_an_organisation, named_thing};
+use super::things::{
+    after_feast, after_indefinite, firm_of_partners, holiday_after, leads_an_organisation,
+    named_thing, trattoria,
+};
 use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
 
@@ -279,7 +282,9 @@ pub(super) fn judge_part(
             // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
             // riunioni Marconi`.)
             let prev_flags = late_flags(text, words, from - 1);
-            titled |= prev_flags & flag::TITLE != 0;
+            // (Not a title that is also a preposition in lower case: `on
+            // Heroku`, where `On.` titles an Italian deputy.)
+            titled |= prev_flags & flag::TITLE != 0 && !prev.determiner;
             // (Not a greeting's word that ends a sentence, `this morning.
             // Can you`, nor one in prose, `closed on Good Friday`.)
             greeted |= prev.is(flag::GREETING) && !ends_sentence(prev) && greets(text, prev);
@@ -350,10 +355,11 @@ pub(super) fn judge_part(
             break;
         };
         // `Casa de Lope de Vega`, `Museo de Frida Kahlo`: a place named
-        // after the name.
+        // after the name; `da Da Vittorio`: a restaurant.
         if words[from..from + particle]
             .iter()
             .any(|w| w.is(flag::PLACE))
+            || (particle == 0 && trattoria(text, words, from, to))
         {
             return;
         }
@@ -520,6 +526,14 @@ pub(super) fn judge_part(
         && !words[from].is(flag::GIVEN)
         && possessive_eponym(text, &words[from])
     {
+        return;
+    }
+    // `Valentine's Day`: a holiday (the run may go on to `Day`).
+    if holiday_after(text, &words[from]) {
+        return;
+    }
+    // `une Renault Mégane`, `ein VW Golf`: a car, a product.
+    if !titled && !greeted && after_indefinite(text, words, from) {
         return;
     }
     // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet;
@@ -994,7 +1008,7 @@ pub(super) fn firm(text: &str, words: &[Word], from: usize, to: usize) -> bool {
 /// Keys of tool calls' JSON and form fields whose value is a place, a
 /// firm or a thing (split at spaces: one string costs the filter less than
 /// a slice).
-pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société account organization organisation organización unternehmen street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
+pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town localita località localidad localidade localité naturalidade birthplace comune municipio município gemeinde region regione região provincia província country pais país paese land pays company empresa azienda firma entreprise societe société account organization organisation organización unternehmen street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
 
 /// `"ciudad": "Santiago"`, `"company": "Morgan Stanley"`: a run right
 /// after such a key and its colon (as [`labelled`] reads one) is a place's

@@ -101,3 +101,55 @@ pub(super) fn firm_of_partners(words: &[Word], to: usize) -> bool {
         && partners.is(flag::PLACE)
         && !partners.known()
 }
+
+/// `Valentine's Day`, `Guy's Night`: a name before `'s` and a capitalised
+/// `Day`, `Eve` or `Night` names a holiday or an event (`Maria's day off`
+/// is hers: the capital says the name).
+pub(super) fn holiday_after(text: &str, w: &Word) -> bool {
+    let rest = &text[w.end..];
+    let Some(rest) = rest
+        .strip_prefix("'s ")
+        .or_else(|| rest.strip_prefix("’s "))
+    else {
+        return false;
+    };
+    let head = rest
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    matches!(head, "Day" | "Eve" | "Night")
+}
+
+/// Indefinite articles: a capitalised run right after one is a thing, a
+/// car or a brand's product (`une Renault Mégane`, `un Seat León`, `ein
+/// VW Golf`), not a person (`un certain Didier` has a word between).
+/// Not `a`, `an`, `um`: they are also the Romance and German `to`, `at`,
+/// `about` (`an Malte`, `um Anna`). Split at spaces, compared as written.
+const INDEFINITES: &str = "un una uno une uma ein eine einen einem";
+
+/// Whether an indefinite article of [`INDEFINITES`] stands right before
+/// `words[from]`.
+pub(super) fn after_indefinite(text: &str, words: &[Word], from: usize) -> bool {
+    from > 0
+        && words[from].gap == Gap::Space
+        && words[from - 1].case == Case::Lower
+        && INDEFINITES
+            .split(' ')
+            .any(|a| a == &text[words[from - 1].start..words[from - 1].end])
+}
+
+/// `da Da Vittorio`, `cena Da Gino`: the Italian `Da` (at someone's)
+/// capitalised mid-sentence before a lone given name that is no surname
+/// names a restaurant or a shop (`Da Silva`, `Da Ponte` lead a surname).
+pub(super) fn trattoria(text: &str, words: &[Word], particle: usize, to: usize) -> bool {
+    let da = &words[particle];
+    let Some(name) = words.get(particle + 1) else {
+        return false;
+    };
+    particle + 2 == to
+        && &text[da.start..da.end] == "Da"
+        && !da.sentence_start
+        && name.gap == Gap::Space
+        && name.is(flag::GIVEN)
+        && !name.is(flag::SURNAME)
+}

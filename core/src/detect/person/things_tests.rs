@@ -89,3 +89,15 @@ fn a_firm_of_partners_is_no_person() {
         ["Bassi", "Moretti"]
     );
 }
+
+#[test]
+fn a_holiday_a_car_and_a_restaurant_named_like_people() {
+    assert!(names("We close early on Valentine's Day.").is_empty());
+    assert!(names("Vaut-il mieux une Renault Mégane ou une Dacia ?").is_empty());
+    assert!(names("Prefiero un Seat León para la ciudad.").is_empty());
+    assert!(names("Stasera si cena da Da Gino in centro.").is_empty());
+    // Someone's day, someone after a preposition, a surname after `Da`.
+    assert_eq!(names("Maria's day off is Friday."), ["Maria"]);
+    assert_eq!(names("Gib das bitte an Malte weiter."), ["Malte"]);
+    assert_eq!(names("Ho scritto a Lucia Da Ponte."), ["Lucia Da Ponte"]);
+}
