@@ -212,3 +212,12 @@ fn a_title_that_is_also_a_preposition_in_lower_case_titles_no_one() {
     // A title in lower case that is no preposition still titles.
     assert_eq!(names("Chiama il dott. Bianchi domani."), ["Bianchi"]);
 }
+
+#[test]
+fn a_document_sent_to_someone_and_a_quantity_after_a_cue() {
+    assert_eq!(
+        names("envoie le rapport à margaux et à baptiste avant lundi"),
+        ["margaux", "baptiste"]
+    );
+    assert!(names("wir kommen mit max. 2 koffern").is_empty());
+}

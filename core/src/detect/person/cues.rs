@@ -363,8 +363,8 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             let ok = if lower_only {
                 w.case == Case::Lower
                     && (w.strong() && w.is(flag::GIVEN) || taken > 0 && w.known())
-                    // `ask max 3 questions`: a quantity.
-                    && !text.as_bytes().get(w.end + 1).is_some_and(u8::is_ascii_digit)
+                    // `ask max 3 questions`, `mit max. 2 Koffern`: a quantity.
+                    && !quantity_after(text, w.end)
             } else if cue.weak {
                 w.known()
             } else {
@@ -474,11 +474,16 @@ pub(super) fn name_after_and<'w>(text: &str, words: &'w [Word], at: usize) -> Op
         && w.strong()
         && w.is(flag::GIVEN)
         && !w.is(flag::PLACE | flag::PARTICLE | flag::DETERMINER)
-        && !text
-            .as_bytes()
-            .get(w.end + 1)
-            .is_some_and(u8::is_ascii_digit);
+        && !quantity_after(text, w.end);
     fits.then_some(w)
+}
+
+/// Whether a number follows the word ending at `end`, after a dot and
+/// a space or a space alone (`max 3`, `max. 2`): the word is a quantity's.
+pub(super) fn quantity_after(text: &str, end: usize) -> bool {
+    let rest = text[end..].strip_prefix('.').unwrap_or(&text[end..]);
+    rest.strip_prefix(' ')
+        .is_some_and(|r| r.as_bytes().first().is_some_and(u8::is_ascii_digit))
 }
 
 /// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
