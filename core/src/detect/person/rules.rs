@@ -3,8 +3,8 @@
 
 use super::lexicon::flag;
 use super::things::{
-    after_feast, after_indefinite, firm_of_partners, holiday_after, leads_an_organisation,
-    named_thing, trattoria,
+    after_feast, after_indefinite, eponym_between_article_and_noun, firm_of_partners,
+    holiday_after, leads_an_organisation, named_thing, trattoria,
 };
 use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
@@ -528,8 +528,11 @@ pub(super) fn judge_part(
     {
         return;
     }
-    // `Valentine's Day`: a holiday (the run may go on to `Day`).
-    if holiday_after(text, &words[from]) {
+    // `Valentine's Day`: a holiday (the run may go on to `Day`); `the
+    // Monty Hall problem`: an eponym.
+    if holiday_after(text, &words[from])
+        || (!titled && eponym_between_article_and_noun(text, words, from, to))
+    {
         return;
     }
     // `une Renault Mégane`, `ein VW Golf`: a car, a product.

@@ -153,3 +153,34 @@ pub(super) fn trattoria(text: &str, words: &[Word], particle: usize, to: usize) 
         && name.is(flag::GIVEN)
         && !name.is(flag::SURNAME)
 }
+
+/// Lower-case nouns after a name that make it an eponym or a prize (`the
+/// Monty Hall problem`, `a Fourier transform`, `the Turing test`, `the
+/// Nobel prize`). Split at spaces.
+const EPONYMS_AFTER: &str = "problem paradox theorem conjecture criterion equation effect principle test method algorithm index scale curve number distribution constant hypothesis transform inequality lemma formula maneuver manoeuvre procedure prize award medal trophy scholarship fellowship lecture";
+
+/// Whether `the`, `a` or `an` stands right before `words[from]` and a
+/// noun of [`EPONYMS_AFTER`] right after `words[to - 1]`.
+pub(super) fn eponym_between_article_and_noun(
+    text: &str,
+    words: &[Word],
+    from: usize,
+    to: usize,
+) -> bool {
+    let article = from
+        .checked_sub(1)
+        .map(|k| &text[words[k].start..words[k].end]);
+    if words[from].gap != Gap::Space
+        || !article.is_some_and(|a| ["the", "The", "a", "an"].contains(&a))
+    {
+        return false;
+    }
+    let Some(rest) = text[words[to - 1].end..].strip_prefix(' ') else {
+        return false;
+    };
+    let noun = rest
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    !noun.is_empty() && EPONYMS_AFTER.split(' ').any(|e| e == noun)
+}

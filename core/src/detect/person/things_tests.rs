@@ -101,3 +101,13 @@ fn a_holiday_a_car_and_a_restaurant_named_like_people() {
     assert_eq!(names("Gib das bitte an Malte weiter."), ["Malte"]);
     assert_eq!(names("Ho scritto a Lucia Da Ponte."), ["Lucia Da Ponte"]);
 }
+
+#[test]
+fn an_eponym_a_gallery_and_a_reform_named_after_people() {
+    assert!(names("Can you explain the Monty Hall problem?").is_empty());
+    assert!(names("She won the Hans Fischer prize last year.").is_empty());
+    assert!(names("Siamo stati alla Galleria Vittorio Emanuele ieri.").is_empty());
+    assert!(names("Il bonus Renzi è ancora valido?").is_empty());
+    // A person before a noun without the article stays one.
+    assert_eq!(names("Ask Monty Hall problem sets."), ["Monty Hall"]);
+}
