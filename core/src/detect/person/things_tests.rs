@@ -111,3 +111,16 @@ fn an_eponym_a_gallery_and_a_reform_named_after_people() {
     // A person before a noun without the article stays one.
     assert_eq!(names("Ask Monty Hall problem sets."), ["Monty Hall"]);
 }
+
+#[test]
+fn trades_beside_a_name_and_plural_titles() {
+    assert_eq!(
+        names("Segundo o Anderson, o orçamento da Marcenaria Silva continua pendente."),
+        ["Anderson"]
+    );
+    assert!(names("The quote from Hughes Joinery is still pending.").is_empty());
+    assert_eq!(
+        names("Reunión con los Sres. Covarrubias el martes."),
+        ["Covarrubias"]
+    );
+}
