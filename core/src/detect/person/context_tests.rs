@@ -221,3 +221,14 @@ fn a_document_sent_to_someone_and_a_quantity_after_a_cue() {
     );
     assert!(names("wir kommen mit max. 2 koffern").is_empty());
 }
+
+#[test]
+fn a_routes_end_after_a_word_of_going_and_its_start() {
+    assert!(names("Flights from Madison to Charlotte next Tuesday?").is_empty());
+    assert!(names("What is the fastest route from Jackson, Mississippi to Charlotte?").is_empty());
+    // A message from one person to another: no word of going.
+    assert_eq!(
+        names("Forward the note from Priya to Charlotte."),
+        ["Priya", "Charlotte"]
+    );
+}

@@ -661,7 +661,7 @@ fn before_a_place(text: &str, word: &Word) -> bool {
 /// them: a name the lists also know as a place after both is the place
 /// (`Voy a Santiago en agosto`, `flights to Florence`, `ich fahre nach
 /// Rosenheim`); `llamé a Santiago` and `talk to Florence` stay persons.
-const MOTIONS: &str = "go going goes went travel travelling traveling trip flight flights fly flying move moving drive driving train voy vamos va van ir viajo viajar viaje vuelo vuelos volar llego llegar vuelvo volver mudarme vado andiamo andare viaggio viaggiare volo voli treno arrivo arrivare trasferirmi fahre fahren fährt fliege fliegen flug flüge reise reisen zug umziehen vais allons aller voyage voyager vol vols partir déménager vou vai vamos viajar viagem voo voos mudar chegar";
+const MOTIONS: &str = "go going goes went travel travelling traveling trip route directions distance flight flights fly flying move moving drive driving train voy vamos va van ir viajo viajar viaje vuelo vuelos volar llego llegar vuelvo volver mudarme vado andiamo andare viaggio viaggiare volo voli treno arrivo arrivare trasferirmi fahre fahren fährt fliege fliegen flug flüge reise reisen zug umziehen vais allons aller voyage voyager vol vols partir déménager vou vai vamos viajar viagem voo voos mudar chegar";
 const TOWARD: &str = "to a à nach para pra";
 /// Words of visiting: the name the lists also know as a place right after
 /// one is the place (`visiting Charlotte`, `vou visitar Teresina`).
@@ -676,7 +676,7 @@ pub(super) fn toward_a_place(text: &str, words: &[Word], from: usize) -> bool {
         return false;
     }
     let last_word = |end: usize| {
-        let before = text[..end].trim_end_matches(' ');
+        let before = text[..end].trim_end_matches([' ', ',']);
         let start = before
             .char_indices()
             .rev()
@@ -694,7 +694,27 @@ pub(super) fn toward_a_place(text: &str, words: &[Word], from: usize) -> bool {
     if in_list(VISITS, prep) {
         return true;
     }
-    in_list(TOWARD, prep) && in_list(MOTIONS, last_word(at).1)
+    if !in_list(TOWARD, prep) {
+        return false;
+    }
+    if in_list(MOTIONS, last_word(at).1) {
+        return true;
+    }
+    // `flights from Madison to Charlotte`, `the route from Jackson,
+    // Mississippi to Charlotte`: a route's end, after a word of going, a
+    // particle of [`FROM`] and up to three words of its start.
+    let mut end = at;
+    for _ in 0..4 {
+        let (start, word) = last_word(end);
+        if word.is_empty() {
+            return false;
+        }
+        if FROM.split(' ').any(|f| f == word) {
+            return in_list(MOTIONS, last_word(start).1);
+        }
+        end = start;
+    }
+    false
 }
 
 pub(super) const DETERMINERS: &str = "the a an in on at of this that my your our la el il lo le les los las gli i un una uno une der die das den dem des ein eine einen einem im am o os as um uma en em no na nel nella del della al du au mi tu su mio mia sua mein meine mon ma son ses leur meu minha seu sua per para por pour con with mit avec com from von di de da";
