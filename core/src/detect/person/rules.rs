@@ -3,7 +3,7 @@
 
 use super::lexicon::flag;
 use super::things::{
-    after_feast, after_indefinite, eponym_between_article_and_noun, firm_of_partners,
+    after_feast, after_indefinite, elided_start, eponym_between_article_and_noun, firm_of_partners,
     holiday_after, leads_an_organisation, named_thing, trattoria,
 };
 use super::{Case, Finding, Gap, Word};
@@ -634,7 +634,7 @@ pub(super) fn judge_part(
     if !accept {
         return;
     }
-    let (start, end) = (words[from].start, words[to - 1].end);
+    let (start, end) = (elided_start(text, &words[from]), words[to - 1].end);
 
     *last = Some((from, to, out.len()));
     out.push(Finding::new(Kind::Name, start, end));

@@ -184,3 +184,30 @@ pub(super) fn eponym_between_article_and_noun(
         .unwrap_or("");
     !noun.is_empty() && EPONYMS_AFTER.split(' ').any(|e| e == noun)
 }
+
+/// Where the name in `w` starts: after a lower-case elided preposition or
+/// article (up to four letters and `'` or `’`) before a given name the
+/// lists know (`le dossier d'Antoine`, `il compleanno d'Andrea`, `all'Anna`):
+/// the name is `Antoine`; else at the word's start (`D'Angelo`,
+/// `d'Artagnan`, whose part after the elision is no given name).
+pub(super) fn elided_start(text: &str, w: &Word) -> usize {
+    if !w.is(flag::GIVEN) || w.case != Case::Title {
+        return w.start;
+    }
+    let word = &text[w.start..w.end];
+    let Some((at, c)) = word
+        .char_indices()
+        .take(5)
+        .find(|&(_, c)| c == '\'' || c == '’')
+    else {
+        return w.start;
+    };
+    let head = &word[..at];
+    let tail = &word[at + c.len_utf8()..];
+    let lower_head = !head.is_empty() && head.chars().all(|c| c.is_lowercase());
+    if lower_head && tail.chars().next().is_some_and(char::is_uppercase) {
+        w.start + at + c.len_utf8()
+    } else {
+        w.start
+    }
+}

@@ -124,3 +124,17 @@ fn trades_beside_a_name_and_plural_titles() {
         ["Covarrubias"]
     );
 }
+
+#[test]
+fn an_elided_preposition_before_a_given_name_is_not_the_name() {
+    assert_eq!(
+        names("Voici le dossier d'Antoine Martin et celui d'Élodie."),
+        ["Antoine Martin", "Élodie"]
+    );
+    assert_eq!(names("Il compleanno d'Andrea è domani."), ["Andrea"]);
+    // A surname's own elision stays.
+    assert_eq!(
+        names("I'm O'Brien and she's D'Angelo."),
+        ["O'Brien", "D'Angelo"]
+    );
+}
