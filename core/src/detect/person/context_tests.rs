@@ -232,3 +232,15 @@ fn a_routes_end_after_a_word_of_going_and_its_start() {
         ["Priya", "Charlotte"]
     );
 }
+
+#[test]
+fn thanks_before_a_lower_case_name_and_a_list_of_surnames() {
+    assert_eq!(names("ok grazie mille marta, a domani"), ["marta"]);
+    assert_eq!(names("thanks aisha, talk tomorrow"), ["aisha"]);
+    assert!(names("thanks again for the help").is_empty());
+    assert_eq!(
+        names("Partecipanti: Bianchi, Ferrari, Romano."),
+        ["Bianchi", "Ferrari", "Romano"]
+    );
+    assert_eq!(names("Autore: Rossi, Mario."), ["Rossi, Mario"]);
+}

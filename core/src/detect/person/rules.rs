@@ -614,7 +614,9 @@ pub(super) fn judge_part(
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
     // names (one name, whatever its place in the sentence).
-    if surnames_only(&words[from..to]) {
+    // (Not a surname that is itself an item of a list after a comma:
+    // `Bianchi, Ferrari, Romano`.)
+    if surnames_only(&words[from..to]) && words[from].gap != Gap::Comma {
         if let Some(given_end) = given_after_comma(words, to) {
             out.push(Finding::new(
                 Kind::Name,
