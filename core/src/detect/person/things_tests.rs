@@ -138,3 +138,8 @@ fn an_elided_preposition_before_a_given_name_is_not_the_name() {
         ["O'Brien", "D'Angelo"]
     );
 }
+
+#[test]
+fn a_forum_named_after_someone() {
+    assert!(names("Die Praxis liegt neben dem Humboldt-Forum.").is_empty());
+}
