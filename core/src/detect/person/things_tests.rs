@@ -143,3 +143,9 @@ fn an_elided_preposition_before_a_given_name_is_not_the_name() {
 fn a_forum_named_after_someone() {
     assert!(names("Die Praxis liegt neben dem Humboldt-Forum.").is_empty());
 }
+
+#[test]
+fn a_public_building_and_a_builder_named_after_someone() {
+    assert!(names("La médiathèque Marguerite-Duras est fermée le lundi.").is_empty());
+    assert!(names("Objet : relance facture Martin Bâtiment").is_empty());
+}
