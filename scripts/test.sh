@@ -50,6 +50,7 @@ stage "detector evaluation (fourth development set)" cargo run --release -q -p l
 stage "detector evaluation (fifth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.87 core/tests/fixtures/person-eval/dev5
 stage "detector evaluation (sixth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.80 core/tests/fixtures/person-eval/dev6
 stage "detector evaluation (seventh development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.90 core/tests/fixtures/person-eval/dev7
+stage "detector evaluation (eighth development set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.92 core/tests/fixtures/person-eval/dev8
 stage "detector evaluation (held-out set)" cargo run --release -q -p latet-core --example detect_eval -- --min 0.80 core/tests/fixtures/person-eval/heldout
 stage "Envoy configs validate" bash envoy/envoy-validate.sh
 stage "filter smoke in Envoy" bash plugin/smoke/run.sh

@@ -25,6 +25,7 @@ mod fold;
 mod lexicon;
 mod rules;
 mod swar;
+mod things;
 mod words;
 
 use super::Finding;
@@ -184,3 +185,6 @@ mod context_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod things_tests;

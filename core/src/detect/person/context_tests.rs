@@ -144,3 +144,103 @@ fn a_greetings_word_in_prose_greets_no_one() {
     assert_eq!(names("Thanks,\nRob"), ["Rob"]);
     assert_eq!(names("Good morning Kalle, hi"), ["Kalle"]);
 }
+
+#[test]
+fn a_capitalised_article_first_in_its_sentence_before_a_place() {
+    assert!(names("The Wellington office closes early. In Florence we stay two days.").is_empty());
+    // Not before a given name the lists know as no place.
+    assert_eq!(names("The Sarah I told you about called."), ["Sarah"]);
+}
+
+#[test]
+fn an_article_and_a_noun_before_a_particle_are_not_the_name() {
+    assert_eq!(names("Der Vorschlag von Sven war gut."), ["Sven"]);
+    assert_eq!(names("El libro de Jimena está en la mesa."), ["Jimena"]);
+}
+
+#[test]
+fn a_surname_a_comma_and_a_given_name_in_a_labels_value() {
+    let text = r#"{"nombre": "quintero, marta", "ciudad": "Málaga"}"#;
+    assert_eq!(names(text), ["quintero, marta"]);
+    let text = r#"{"kundenname": "schulze, dörte", "tarif": "Pro"}"#;
+    assert_eq!(names(text), ["schulze, dörte"]);
+    // Not when the value goes on past the given name.
+    let text = r#"{"nombre": "quintero, marta y asociados"}"#;
+    assert_eq!(names(text), ["quintero"]);
+}
+
+#[test]
+fn a_lower_case_name_after_meeting_someone_or_a_role() {
+    assert_eq!(
+        names("hablé con maría josé ayer y dice que sí"),
+        ["maría josé"]
+    );
+    assert_eq!(
+        names("ho sentito carla stamattina, dice che va bene"),
+        ["carla"]
+    );
+    assert_eq!(names("hab mit jens telefoniert, passt"), ["jens"]);
+    assert_eq!(names("j'ai vu amélie hier soir"), ["amélie"]);
+    assert_eq!(
+        names("Visita: atendí a la encargada, susana lópez, y al dueño."),
+        ["susana lópez"]
+    );
+    assert_eq!(
+        names("Gespräch mit der Geschäftsführerin, martina vogel; sie will zahlen."),
+        ["martina vogel"]
+    );
+    // A word that is no given name after them stays prose.
+    assert!(names("hab mit mama telefoniert").is_empty());
+}
+
+#[test]
+fn kin_a_closing_parenthesis_and_a_places_key() {
+    assert_eq!(
+        names("dile a la tía conchi que la cena es a las nueve"),
+        ["conchi"]
+    );
+    assert_eq!(
+        names("Reclamación (cliente: sr. benigno ocaña) por doble cobro."),
+        ["benigno ocaña"]
+    );
+    assert!(names(r#"{"localita": "Marina di Pietrasanta", "max": 18}"#).is_empty());
+}
+
+#[test]
+fn a_title_that_is_also_a_preposition_in_lower_case_titles_no_one() {
+    assert!(names("I posted it on Slack and deployed on Heroku.").is_empty());
+    // A title in lower case that is no preposition still titles.
+    assert_eq!(names("Chiama il dott. Bianchi domani."), ["Bianchi"]);
+}
+
+#[test]
+fn a_document_sent_to_someone_and_a_quantity_after_a_cue() {
+    assert_eq!(
+        names("envoie le rapport à margaux et à baptiste avant lundi"),
+        ["margaux", "baptiste"]
+    );
+    assert!(names("wir kommen mit max. 2 koffern").is_empty());
+}
+
+#[test]
+fn a_routes_end_after_a_word_of_going_and_its_start() {
+    assert!(names("Flights from Madison to Charlotte next Tuesday?").is_empty());
+    assert!(names("What is the fastest route from Jackson, Mississippi to Charlotte?").is_empty());
+    // A message from one person to another: no word of going.
+    assert_eq!(
+        names("Forward the note from Priya to Charlotte."),
+        ["Priya", "Charlotte"]
+    );
+}
+
+#[test]
+fn thanks_before_a_lower_case_name_and_a_list_of_surnames() {
+    assert_eq!(names("ok grazie mille marta, a domani"), ["marta"]);
+    assert_eq!(names("thanks aisha, talk tomorrow"), ["aisha"]);
+    assert!(names("thanks again for the help").is_empty());
+    assert_eq!(
+        names("Partecipanti: Bianchi, Ferrari, Romano."),
+        ["Bianchi", "Ferrari", "Romano"]
+    );
+    assert_eq!(names("Autore: Rossi, Mario."), ["Rossi, Mario"]);
+}

@@ -363,8 +363,8 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             let ok = if lower_only {
                 w.case == Case::Lower
                     && (w.strong() && w.is(flag::GIVEN) || taken > 0 && w.known())
-                    // `ask max 3 questions`: a quantity.
-                    && !text.as_bytes().get(w.end + 1).is_some_and(u8::is_ascii_digit)
+                    // `ask max 3 questions`, `mit max. 2 Koffern`: a quantity.
+                    && !quantity_after(text, w.end)
             } else if cue.weak {
                 w.known()
             } else {
@@ -396,6 +396,9 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             if let Some(field_end) = label_field(text, words, first) {
                 end = end.max(field_end);
             }
+            if let Some(given_end) = given_after_comma_in_value(text, words, first + taken) {
+                end = end.max(given_end);
+            }
         }
         // `Kunde: Bosch Rexroth AG`, `Client : Lacoste SA`: a known name
         // whose capitalised words go on to a firm's word is the firm's.
@@ -414,6 +417,29 @@ pub(super) fn cued(text: &str, cues: &[Cue], words: &[Word], out: &mut Vec<Findi
             }
         }
     }
+}
+
+/// `"nombre": "quintero, marta"`, `"kundenname": "schulze, dörte"`: a
+/// label's value written surname first (the cue took it, ending at
+/// `words[at]`), then a comma and one or two given names the lists know
+/// that end the value (a quote, a line's or the text's end); where they
+/// end.
+pub(super) fn given_after_comma_in_value(text: &str, words: &[Word], at: usize) -> Option<usize> {
+    let surname = words.get(at.checked_sub(1)?)?;
+    let first = words.get(at)?;
+    let fits = |w: &Word| w.is(flag::GIVEN) && !w.glued && !w.is(flag::PLACE | flag::NOT_NAME);
+    if !surname.is(flag::SURNAME) || first.gap != Gap::Comma || !fits(first) {
+        return None;
+    }
+    let last = match words.get(at + 1) {
+        Some(second) if second.gap == Gap::Space && fits(second) => second,
+        _ => first,
+    };
+    let ends_value = text[last.end..]
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(c, '"' | '\\' | '\n' | '\r'));
+    ends_value.then_some(last.end)
 }
 
 /// Whether the capitalised words from `words[at]` on (over single spaces,
@@ -448,11 +474,16 @@ pub(super) fn name_after_and<'w>(text: &str, words: &'w [Word], at: usize) -> Op
         && w.strong()
         && w.is(flag::GIVEN)
         && !w.is(flag::PLACE | flag::PARTICLE | flag::DETERMINER)
-        && !text
-            .as_bytes()
-            .get(w.end + 1)
-            .is_some_and(u8::is_ascii_digit);
+        && !quantity_after(text, w.end);
     fits.then_some(w)
+}
+
+/// Whether a number follows the word ending at `end`, after a dot and
+/// a space or a space alone (`max 3`, `max. 2`): the word is a quantity's.
+pub(super) fn quantity_after(text: &str, end: usize) -> bool {
+    let rest = text[end..].strip_prefix('.').unwrap_or(&text[end..]);
+    rest.strip_prefix(' ')
+        .is_some_and(|r| r.as_bytes().first().is_some_and(u8::is_ascii_digit))
 }
 
 /// `anruf von herrn detlef schwanitz,`: after a title in lower case, a
@@ -473,7 +504,7 @@ pub(super) fn surname_after_title(text: &str, words: &[Word], first: usize) -> u
 
 /// After the lower-case given name `words[first]` the lists know, one
 /// lower-case word they do not know (three letters or more) that ends the
-/// clause (a comma, a semicolon, a dot, `?`, `!`, a line's end; not the
+/// clause (a comma, a semicolon, a dot, `?`, `!`, `)`, a line's end; not the
 /// text's) is her or his surname; where it ends (0: none).
 pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) -> usize {
     let (Some(given), Some(next)) = (words.get(first), words.get(first + 1)) else {
@@ -482,7 +513,7 @@ pub(super) fn surname_ending_clause(text: &str, words: &[Word], first: usize) ->
     let ends_clause = text[next.end..]
         .chars()
         .next()
-        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | '\n' | '\r'));
+        .is_some_and(|c| matches!(c, ',' | ';' | '.' | '?' | '!' | ')' | '\n' | '\r'));
     let fits = given.case == Case::Lower
         && given.is(flag::GIVEN)
         && next.gap == Gap::Space

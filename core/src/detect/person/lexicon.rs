@@ -38,9 +38,11 @@ pub(super) mod flag {
     /// A form field's label for a name (`cognome`, `nachname`), as a key
     /// of a tool call's JSON ([`super::super::rules::LABELS`]).
     pub const LABEL: u16 = 1 << 12;
-    /// A pet (`dog`, `Hund`, `gatto`): the name after it is no person's
-    /// ([`super::super::rules::PETS`]).
-    pub const PET: u16 = 1 << 13;
+    /// A pet (`dog`, `Hund`, `gatto`), a storm, a ship or a control
+    /// (`Hurricane`, `navio`, `pulsante`): the name after it is no
+    /// person's ([`super::super::rules::PETS`],
+    /// [`super::super::things::THINGS`]).
+    pub const THING: u16 = 1 << 13;
     /// A word of a firm's name the lists hold (`world/firms.txt`:
     /// `Morgan`, `Stanley`): only the whole name is looked up.
     pub const FIRM: u16 = 1 << 14;
@@ -388,8 +390,11 @@ fn build_on(mut words: Words) -> Lexicon {
     for word in super::rules::LABELS.split_whitespace() {
         add(word, flag::LABEL);
     }
-    for word in super::rules::PETS.split_whitespace() {
-        add(word, flag::PET);
+    for word in super::rules::PETS
+        .split_whitespace()
+        .chain(super::things::THINGS.split_whitespace())
+    {
+        add(word, flag::THING);
     }
     for word in super::rules::MARIAN.split_whitespace() {
         add(word, flag::MARIAN);

@@ -2,6 +2,10 @@
 //! where each name starts and ends.
 
 use super::lexicon::flag;
+use super::things::{
+    after_feast, after_indefinite, elided_start, eponym_between_article_and_noun, firm_of_partners,
+    holiday_after, leads_an_organisation, named_thing, trattoria,
+};
 use super::{Case, Finding, Gap, Word};
 use crate::kind::Kind;
 
@@ -217,13 +221,15 @@ pub(super) fn judge(
 ) {
     let mut start = from;
     for k in from..=to {
-        let split = k == to
-            || words.get(k).is_some_and(|w| {
-                let initial = w.case == Case::Initial && w.dot;
-                let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
-                let joins = w.conjunction && k > from;
-                never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to)
-            });
+        let split = k == to || words.get(k).is_some_and(|w| {
+            let initial = w.case == Case::Initial && w.dot;
+            let never_a_name = w.is(flag::NOT_NAME) && !w.known() && !w.is(flag::PARTICLE);
+            let joins = w.conjunction && k > from;
+            (never_a_name && !initial && !joins && !short_part_between_names(words, k, from, to))
+                    // `Ríos del Banco Santander`: the person ends before
+                    // the organisation's particle.
+                    || (k > from && leads_an_organisation(words, k))
+        });
         if split {
             if start < k {
                 judge_part(text, words, start, k, from, last, out);
@@ -266,6 +272,7 @@ pub(super) fn judge_part(
             || after_eponym_head(text, words, from)
             || head_before_particle(text, words, from, CORNERS)
             || between_from_and_to(text, words, from)
+            || after_feast(text, words, from)
         {
             return;
         }
@@ -275,7 +282,9 @@ pub(super) fn judge_part(
             // but not looked up: `Llamó la señora Maripaz Urquijo`, `Sala
             // riunioni Marconi`.)
             let prev_flags = late_flags(text, words, from - 1);
-            titled |= prev_flags & flag::TITLE != 0;
+            // (Not a title that is also a preposition in lower case: `on
+            // Heroku`, where `On.` titles an Italian deputy.)
+            titled |= prev_flags & flag::TITLE != 0 && !prev.determiner;
             // (Not a greeting's word that ends a sentence, `this morning.
             // Can you`, nor one in prose, `closed on Good Friday`.)
             greeted |= prev.is(flag::GREETING) && !ends_sentence(prev) && greets(text, prev);
@@ -318,32 +327,39 @@ pub(super) fn judge_part(
         }
     }
     // Leading particles (`DE ÓSCAR`, `El País`), and unknown words before
-    // a particle (`Dell di Rahim`), are not the name.
-    if let Some(particle) = words[from..to]
-        .iter()
-        .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower && w.case != Case::Initial)
-        .filter(|&p| {
-            // After a title a capitalised particle leads the surname
-            // (`Avv. Di Pietro`, `Dott. La Rocca`).
-            p == 0 && !(titled && words[from].case == Case::Title) && !leads_a_name(words, from, to)
-        })
-        .or_else(|| {
-            words[from..to]
-                .iter()
-                .position(|w| w.is(flag::PARTICLE) && w.case != Case::Initial)
-                .filter(|&p| {
-                    p > 0
-                        && words[from..from + p]
-                            .iter()
-                            .all(|w| !w.known() && w.case != Case::Initial)
-                })
-        })
-    {
+    // a particle (`Dell di Rahim`), are not the name; an article may lead
+    // both (`Der Tipp von Sven`).
+    for _ in 0..2 {
+        let Some(particle) = words[from..to]
+            .iter()
+            .rposition(|w| w.is(flag::PARTICLE) && w.case != Case::Lower && w.case != Case::Initial)
+            .filter(|&p| {
+                // After a title a capitalised particle leads the surname
+                // (`Avv. Di Pietro`, `Dott. La Rocca`).
+                p == 0
+                    && !(titled && words[from].case == Case::Title)
+                    && !leads_a_name(words, from, to)
+            })
+            .or_else(|| {
+                words[from..to]
+                    .iter()
+                    .position(|w| w.is(flag::PARTICLE) && w.case != Case::Initial)
+                    .filter(|&p| {
+                        p > 0
+                            && words[from..from + p]
+                                .iter()
+                                .all(|w| !w.known() && w.case != Case::Initial)
+                    })
+            })
+        else {
+            break;
+        };
         // `Casa de Lope de Vega`, `Museo de Frida Kahlo`: a place named
-        // after the name.
+        // after the name; `da Da Vittorio`: a restaurant.
         if words[from..from + particle]
             .iter()
             .any(|w| w.is(flag::PLACE))
+            || (particle == 0 && trattoria(text, words, from, to))
         {
             return;
         }
@@ -404,30 +420,45 @@ pub(super) fn judge_part(
                 && w.case == Case::Title
                 && words[k + 1].conjunction
                 && words[k + 2].is(flag::SURNAME));
+        // (`Carlos del Río Sánchez`: over the particles before it.)
+        let before = (from..k)
+            .rev()
+            .find(|&b| words[b].case != Case::Lower || !words[b].is(flag::PARTICLE))
+            .map(|b| &words[b]);
         w.is(flag::SURNAME)
             && last_or_before_surname
             && (titled
-                || (k > from && words[k - 1].strong() && words[k - 1].is(flag::GIVEN))
+                || before.is_some_and(|b| b.strong() && b.is(flag::GIVEN))
                 || (k > from && words[k - 1].conjunction))
     };
     // `Fernández de Córdoba`, `Ruiz de Alarcón`: a place after a particle,
     // last after a known surname, is the surname's second part.
-    // (`Ruiz de la Torre`: over every particle between them.)
+    // (`Ruiz de la Torre`: over every particle between them. `Ignacio del
+    // Valle`, `Nicolò Dalla Chiesa`: after a given name too, when the
+    // lists know the place word as a surname, and over a capitalised
+    // particle that is no article.)
     let surname_of_place = |k: usize| {
         let particles = words[from..k]
             .iter()
             .rev()
-            .take_while(|w| w.case == Case::Lower && w.is(flag::PARTICLE))
+            .take_while(|w| {
+                w.is(flag::PARTICLE)
+                    && (w.case == Case::Lower || (w.case == Case::Title && !w.is(flag::ARTICLE)))
+            })
             .count();
         let Some(s) = (k - from).checked_sub(particles + 1).map(|s| from + s) else {
             return false;
         };
+        // (After a given name, only a place word the lists know as a
+        // surname too: `Charles de Gaulle` is the airport's.)
+        let given =
+            words[s].is(flag::GIVEN) && !words[s].is(flag::NOT_NAME) && words[k].is(flag::SURNAME);
         k + 1 == to
             && particles > 0
-            && words[s].is(flag::SURNAME)
+            && (words[s].is(flag::SURNAME) || given)
             && !words[s].is(flag::PLACE)
             && words[s].case != Case::Lower
-            && (titled || s > from)
+            && (titled || s > from || given)
     };
     // A sign-off alone on its line under `Un abrazo,` or `Best,`: a name
     // even when also a place (`Rosario`).
@@ -497,9 +528,20 @@ pub(super) fn judge_part(
     {
         return;
     }
-    // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet.
-    if to - from <= 2 && from > 0 && words[from].gap == Gap::Space && words[from - 1].is(flag::PET)
+    // `Valentine's Day`: a holiday (the run may go on to `Day`); `the
+    // Monty Hall problem`: an eponym.
+    if holiday_after(text, &words[from])
+        || (!titled && eponym_between_article_and_noun(text, words, from, to))
     {
+        return;
+    }
+    // `une Renault Mégane`, `ein VW Golf`: a car, a product.
+    if !titled && !greeted && after_indefinite(text, words, from) {
+        return;
+    }
+    // `my dog Biscuit`, `meinen Hund Bruno`, `mon chat Gaston`: a pet;
+    // `Hurricane Helene`, `o navio Gil Eannes`: a storm, a ship.
+    if named_thing(text, words, from, to) {
         return;
     }
     let part = &words[from..to];
@@ -534,8 +576,11 @@ pub(super) fn judge_part(
             // the lists know as a place too, after an article or a
             // preposition of place, is the place; after `from`, `de`,
             // `von` (`an email from Charlotte`) it stays a person.
+            // (`The Wellington office`: a capitalised article first in its
+            // sentence too.)
             let place_after_determiner = w.is(flag::PLACE)
-                && ((after_determiner(words, from) && before_a_place(text, &words[from - 1]))
+                && (((after_determiner(words, from) || after_first_article(words, from))
+                    && before_a_place(text, &words[from - 1]))
                     || toward_a_place(text, words, from));
             // `The Wilson tennis racket`, `the Newton release`: one surname
             // after English `the` names a thing, a family or an account; a
@@ -569,7 +614,9 @@ pub(super) fn judge_part(
     };
     // `Rossi, Mario`, `Moreno Pérez, Ana Belén`: surnames, a comma, given
     // names (one name, whatever its place in the sentence).
-    if surnames_only(&words[from..to]) {
+    // (Not a surname that is itself an item of a list after a comma:
+    // `Bianchi, Ferrari, Romano`.)
+    if surnames_only(&words[from..to]) && words[from].gap != Gap::Comma {
         if let Some(given_end) = given_after_comma(words, to) {
             out.push(Finding::new(
                 Kind::Name,
@@ -584,11 +631,12 @@ pub(super) fn judge_part(
     // a name word beyond the firm's (`Johnnie Walker Smith`) says a name.
     let accept = accept
         && !company_beside(words, from, to, titled, greeted)
+        && !(to - from == 1 && !titled && firm_of_partners(words, to))
         && (titled || greeted || !firm(text, words, from, to));
     if !accept {
         return;
     }
-    let (start, end) = (words[from].start, words[to - 1].end);
+    let (start, end) = (elided_start(text, &words[from]), words[to - 1].end);
 
     *last = Some((from, to, out.len()));
     out.push(Finding::new(Kind::Name, start, end));
@@ -615,7 +663,7 @@ fn before_a_place(text: &str, word: &Word) -> bool {
 /// them: a name the lists also know as a place after both is the place
 /// (`Voy a Santiago en agosto`, `flights to Florence`, `ich fahre nach
 /// Rosenheim`); `llamé a Santiago` and `talk to Florence` stay persons.
-const MOTIONS: &str = "go going goes went travel travelling traveling trip flight flights fly flying move moving drive driving train voy vamos va van ir viajo viajar viaje vuelo vuelos volar llego llegar vuelvo volver mudarme vado andiamo andare viaggio viaggiare volo voli treno arrivo arrivare trasferirmi fahre fahren fährt fliege fliegen flug flüge reise reisen zug umziehen vais allons aller voyage voyager vol vols partir déménager vou vai vamos viajar viagem voo voos mudar chegar";
+const MOTIONS: &str = "go going goes went travel travelling traveling trip route directions distance flight flights fly flying move moving drive driving train voy vamos va van ir viajo viajar viaje vuelo vuelos volar llego llegar vuelvo volver mudarme vado andiamo andare viaggio viaggiare volo voli treno arrivo arrivare trasferirmi fahre fahren fährt fliege fliegen flug flüge reise reisen zug umziehen vais allons aller voyage voyager vol vols partir déménager vou vai vamos viajar viagem voo voos mudar chegar";
 const TOWARD: &str = "to a à nach para pra";
 /// Words of visiting: the name the lists also know as a place right after
 /// one is the place (`visiting Charlotte`, `vou visitar Teresina`).
@@ -630,7 +678,7 @@ pub(super) fn toward_a_place(text: &str, words: &[Word], from: usize) -> bool {
         return false;
     }
     let last_word = |end: usize| {
-        let before = text[..end].trim_end_matches(' ');
+        let before = text[..end].trim_end_matches([' ', ',']);
         let start = before
             .char_indices()
             .rev()
@@ -648,7 +696,27 @@ pub(super) fn toward_a_place(text: &str, words: &[Word], from: usize) -> bool {
     if in_list(VISITS, prep) {
         return true;
     }
-    in_list(TOWARD, prep) && in_list(MOTIONS, last_word(at).1)
+    if !in_list(TOWARD, prep) {
+        return false;
+    }
+    if in_list(MOTIONS, last_word(at).1) {
+        return true;
+    }
+    // `flights from Madison to Charlotte`, `the route from Jackson,
+    // Mississippi to Charlotte`: a route's end, after a word of going, a
+    // particle of [`FROM`] and up to three words of its start.
+    let mut end = at;
+    for _ in 0..4 {
+        let (start, word) = last_word(end);
+        if word.is_empty() {
+            return false;
+        }
+        if FROM.split(' ').any(|f| f == word) {
+            return in_list(MOTIONS, last_word(start).1);
+        }
+        end = start;
+    }
+    false
 }
 
 pub(super) const DETERMINERS: &str = "the a an in on at of this that my your our la el il lo le les los las gli i un una uno une der die das den dem des ein eine einen einem im am o os as um uma en em no na nel nella del della al du au mi tu su mio mia sua mein meine mon ma son ses leur meu minha seu sua per para por pour con with mit avec com from von di de da";
@@ -814,6 +882,16 @@ pub(super) fn after_determiner(words: &[Word], k: usize) -> bool {
     k > 0 && words[k].gap == Gap::Space && words[k - 1].determiner
 }
 
+/// Whether a capitalised determiner that starts a sentence stands right
+/// before `words[k]` (`The Wellington office`, `In Florence`).
+pub(super) fn after_first_article(words: &[Word], k: usize) -> bool {
+    k > 0
+        && words[k].gap == Gap::Space
+        && words[k - 1].sentence_start
+        && words[k - 1].case == Case::Title
+        && words[k - 1].is(flag::DETERMINER)
+}
+
 /// Whether `words[k]` is a one-letter title beside another initial: an
 /// initial (`J.-M. Carrière`, `M. Á. Sepúlveda`), not `M.` for Monsieur.
 pub(super) fn among_initials(words: &[Word], k: usize) -> bool {
@@ -845,7 +923,7 @@ pub(super) fn labelled(text: &str, words: &[Word], from: usize) -> bool {
         && (3..=6).contains(&(words[from].start - label.end))
 }
 
-/// Pets, in the lexicon as [`flag::PET`]: the name after one is an
+/// Pets, in the lexicon as [`flag::THING`]: the name after one is an
 /// animal's (`my dog Biscuit`, `il mio gatto Bartolomeo`).
 pub(super) const PETS: &str = "dog cat puppy kitten hund katze kater perro perra perrito gato gata gatito gatto gatta cane chien chienne chat chaton chiot cachorro cachorra cao cadela gatinho";
 
@@ -955,7 +1033,7 @@ pub(super) fn firm(text: &str, words: &[Word], from: usize, to: usize) -> bool {
 /// Keys of tool calls' JSON and form fields whose value is a place, a
 /// firm or a thing (split at spaces: one string costs the filter less than
 /// a slice).
-pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town country pais país paese land pays company empresa azienda firma entreprise societe société account organization organisation organización unternehmen street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
+pub(super) const PLACE_LABELS: &str = "city ciudad citta città stadt ort ville cidade town localita località localidad localidade localité naturalidade birthplace comune municipio município gemeinde region regione região provincia província country pais país paese land pays company empresa azienda firma entreprise societe société account organization organisation organización unternehmen street calle strasse straße rue rua address direccion dirección indirizzo adresse endereco endereço location destination employer team club hotel venue airport brand product";
 
 /// `"ciudad": "Santiago"`, `"company": "Morgan Stanley"`: a run right
 /// after such a key and its colon (as [`labelled`] reads one) is a place's
