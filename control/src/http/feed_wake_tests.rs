@@ -264,13 +264,20 @@ async fn a_revocation_while_parked_refuses_that_token_polls_and_not_the_others()
     for poll in kept {
         assert_eq!(seqs(&poll.await.unwrap().unwrap()), vec![1]);
     }
-    // One authentication per token and wake-up: the revocation's and the
-    // event's (a poll woken late sees only the second, so either may
-    // have been skipped by a group) — never one per poll.
+    // One authentication per token and wake-up when every poll wakes at
+    // once: the revocation's and the event's, so 2 to 4. A poll the
+    // scheduler wakes after its group's read has ended starts a read of its
+    // own: on a loaded machine there were 7 (CI, 80 polls). What must
+    // hold is that polls share reads, never one per poll: at most one
+    // read per 8 polls.
     let tokens = f.store.token_reads.load(Ordering::SeqCst) - tokens_before;
-    assert!((2..=4).contains(&tokens), "{tokens} token reads");
+    assert!(
+        (2..=2 * POLLS / 8).contains(&tokens),
+        "{tokens} token reads for {} polls",
+        2 * POLLS
+    );
     let feeds = f.store.feed_reads.load(Ordering::SeqCst);
-    assert!((1..=2).contains(&feeds), "{feeds} feed reads");
+    assert!((1..=POLLS / 8).contains(&feeds), "{feeds} feed reads");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
