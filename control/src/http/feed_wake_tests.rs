@@ -267,7 +267,7 @@ async fn a_revocation_while_parked_refuses_that_token_polls_and_not_the_others()
     // One authentication per token and wake-up when every poll wakes at
     // once: the revocation's and the event's, so 2 to 4. A poll the
     // scheduler wakes after its group's read has ended starts a read of its
-    // own: on a loaded machine there were 7 (CI, 80 polls). What must
+    // own: on a loaded machine there were 7 (80 polls). What must
     // hold is that polls share reads, never one per poll: at most one
     // read per 8 polls.
     let tokens = f.store.token_reads.load(Ordering::SeqCst) - tokens_before;
