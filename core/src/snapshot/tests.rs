@@ -447,22 +447,7 @@ fn a_compact_index_under_adds_and_forgets_answers_as_a_model() {
         assert_eq!(index.len(), model.len(), "round {round}");
         let mut text = String::new();
         for e in model.values() {
-            let found = index.by_value(&e.value).unwrap();
-            assert_eq!(
-                (
-                    found.fingerprint,
-                    found.surrogate,
-                    found.kind,
-                    found.generation
-                ),
-                (
-                    e.id.fingerprint(),
-                    e.surrogate.as_str(),
-                    &e.kind,
-                    e.generation
-                ),
-                "round {round}"
-            );
+            assert_holds(&index, e, &format!("round {round}"));
             assert_eq!(
                 index.by_surrogate(&e.surrogate).map(|f| f.fingerprint),
                 Some(e.id.fingerprint())
@@ -489,6 +474,29 @@ fn a_compact_index_under_adds_and_forgets_answers_as_a_model() {
             assert!(index.by_surrogate(&e.surrogate).is_none());
         }
     }
+}
+
+/// `index` holds `e` under its value as the entry stands: fingerprint,
+/// surrogate, kind and generation.
+fn assert_holds(index: &SnapshotIndex, e: &Entry, context: &str) {
+    let found = index
+        .by_value(&e.value)
+        .unwrap_or_else(|| panic!("{context}: no entry for the value"));
+    assert_eq!(
+        (
+            found.fingerprint,
+            found.surrogate,
+            found.kind,
+            found.generation
+        ),
+        (
+            e.id.fingerprint(),
+            e.surrogate.as_str(),
+            &e.kind,
+            e.generation
+        ),
+        "{context}"
+    );
 }
 
 /// A retired surrogate of the test vaults (their salt).

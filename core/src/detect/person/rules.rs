@@ -1194,23 +1194,26 @@ pub(super) fn elided_place(text: &str, w: &Word) -> bool {
 const POSSESSIVE_EPONYM_HEADS: &str =
     "law laws disease syndrome theorem principle paradox razor constant equation effect rule";
 
+/// The word that `'s ` (or `’s `) right after `w` leads to (`law` in
+/// `Moore's law`); None when no possessive follows, or nothing alphabetic
+/// after it.
+pub(super) fn head_after_possessive<'t>(text: &'t str, w: &Word) -> Option<&'t str> {
+    let rest = &text[w.end..];
+    let rest = rest
+        .strip_prefix("'s ")
+        .or_else(|| rest.strip_prefix("’s "))?;
+    rest.split(|c: char| !c.is_alphabetic())
+        .next()
+        .filter(|head| !head.is_empty())
+}
+
 /// Whether `'s` (or `’s`) and one of [`POSSESSIVE_EPONYM_HEADS`] follow `w`.
 pub(super) fn possessive_eponym(text: &str, w: &Word) -> bool {
-    let rest = &text[w.end..];
-    let Some(rest) = rest
-        .strip_prefix("'s ")
-        .or_else(|| rest.strip_prefix("’s "))
-    else {
-        return false;
-    };
-    let head = rest
-        .split(|c: char| !c.is_alphabetic())
-        .next()
-        .unwrap_or("");
-    !head.is_empty()
-        && POSSESSIVE_EPONYM_HEADS
+    head_after_possessive(text, w).is_some_and(|head| {
+        POSSESSIVE_EPONYM_HEADS
             .split(' ')
             .any(|h| h.eq_ignore_ascii_case(head))
+    })
 }
 
 /// What the lists say `words[k]`, the word before a run, is: its flags,

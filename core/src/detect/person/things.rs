@@ -3,7 +3,7 @@
 //! Virgin, an organisation after a particle, a firm of partners.
 
 use super::lexicon::flag;
-use super::rules::late_flags;
+use super::rules::{head_after_possessive, late_flags};
 use super::{Case, Gap, Word};
 
 /// Storms, ships and the controls of a screen, in the lexicon as
@@ -106,18 +106,10 @@ pub(super) fn firm_of_partners(words: &[Word], to: usize) -> bool {
 /// `Day`, `Eve` or `Night` names a holiday or an event (`Maria's day off`
 /// is hers: the capital says the name).
 pub(super) fn holiday_after(text: &str, w: &Word) -> bool {
-    let rest = &text[w.end..];
-    let Some(rest) = rest
-        .strip_prefix("'s ")
-        .or_else(|| rest.strip_prefix("’s "))
-    else {
-        return false;
-    };
-    let head = rest
-        .split(|c: char| !c.is_alphabetic())
-        .next()
-        .unwrap_or("");
-    matches!(head, "Day" | "Eve" | "Night")
+    matches!(
+        head_after_possessive(text, w),
+        Some("Day" | "Eve" | "Night")
+    )
 }
 
 /// Indefinite articles: a capitalised run right after one is a thing, a

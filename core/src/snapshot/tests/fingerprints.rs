@@ -215,21 +215,7 @@ fn the_fingerprinted_records_hold_what_the_snapshot_held_however_built() {
         assert_eq!(index.len(), from_json.len());
         assert_eq!(index.retired_len(), 1);
         for e in &whole.entries {
-            let found = index.by_value(&e.value).unwrap();
-            assert_eq!(
-                (
-                    found.fingerprint,
-                    found.surrogate,
-                    found.kind,
-                    found.generation
-                ),
-                (
-                    e.id.fingerprint(),
-                    e.surrogate.as_str(),
-                    &e.kind,
-                    e.generation
-                )
-            );
+            assert_holds(&index, e, &format!("parts of {part_bytes} bytes"));
         }
     }
     // A compact snapshot turned into the form where it lies: same index.
