@@ -301,10 +301,44 @@ fn safe_reason(err: &serde_json::Error) -> String {
     let names_a_field = ["missing field `", "unknown field `", "duplicate field `"]
         .iter()
         .any(|prefix| message.starts_with(prefix));
-    if names_a_field || SAFE_CUSTOM_MESSAGES.contains(&message) {
+    if names_a_field {
+        return without_odd_field_name(message);
+    }
+    if SAFE_CUSTOM_MESSAGES.contains(&message) {
         return message.to_string();
     }
     "invalid value".to_string()
+}
+
+/// A `missing/unknown/duplicate field \`name\`…` message kept only when
+/// every quoted name in it has the shape of our field names
+/// (`json_path::is_field_name`) and the text between them is serde's
+/// (`, expected one of `, `, `, ` or `…); otherwise the field is written
+/// `<key>` and the rest dropped: an unknown key is what the operator
+/// typed, and a token typed where a key goes must not reach the log.
+fn without_odd_field_name(message: &str) -> String {
+    const SERDE_TEXT: [&str; 6] = [
+        ", expected one of ",
+        ", expected ",
+        ", ",
+        " or ",
+        ", there are no fields",
+        "",
+    ];
+    let mut parts = message.split('`');
+    let head = parts.next().unwrap_or("");
+    let well_formed = parts.enumerate().all(|(k, part)| {
+        if k % 2 == 0 {
+            json_path::is_field_name(part)
+        } else {
+            SERDE_TEXT.contains(&part)
+        }
+    });
+    if well_formed {
+        message.to_string()
+    } else {
+        format!("{head}`<key>`")
+    }
 }
 
 /// Messages our own `Deserialize` impls give (they hold no input).

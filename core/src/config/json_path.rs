@@ -133,6 +133,16 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     None
 }
 
+/// Whether `key` has the shape of our configuration's field names (ASCII
+/// letters, camelCase or kebab-case words, at most 40 bytes): only those
+/// are named in a path. Any other key is written `<key>`: a key is what
+/// the operator typed, and a token typed where a key goes (found by the
+/// fuzz smoke: `"gatewayToken<token>", …`) must not reach Envoy's log; a
+/// gateway token always holds digits or `_` (`lt_` and hex).
+pub(super) fn is_field_name(key: &str) -> bool {
+    !key.is_empty() && key.len() <= 40 && key.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
+}
+
 /// `a.b[0].c`, or `.` when no field is open.
 fn render(stack: &[Frame]) -> String {
     let mut path = String::new();
@@ -142,7 +152,7 @@ fn render(stack: &[Frame]) -> String {
                 if !path.is_empty() {
                     path.push('.');
                 }
-                path.push_str(key);
+                path.push_str(if is_field_name(key) { key } else { "<key>" });
             }
             Frame::Array { index: Some(i) } => {
                 path.push('[');
@@ -188,7 +198,11 @@ mod tests {
             (r#"{"r": [^]}"#, "r"),
             (r#"{"r": ["a", "b", ^"c"]}"#, "r[2]"),
             (r#"{"r": [[1, 2], [3, ^4]]}"#, "r[1][1]"),
-            (r#"{"k\"ey": ^1}"#, "k\\\"ey"),
+            // Not shaped like our field names: not named (it may be a
+            // token typed where a key goes).
+            (r#"{"k\"ey": ^1}"#, "<key>"),
+            (r#"{"a": {"lt_0a1b": ^1}}"#, "a.<key>"),
+            (r#"{"route-x": {"pathPrefix": ^1}}"#, "route-x.pathPrefix"),
             (r#"{"a": "unclosed ^"#, "a"),
             (r#"{"a": [1, 2]}^"#, "."),
         ];

@@ -231,6 +231,18 @@ fn errors_in_a_pretty_printed_configuration_name_their_field() {
 fn unknown_fields_are_named() {
     let err = parse(&format!(r#"{{{BASE}, "bodyLimit": 5}}"#)).unwrap_err();
     assert!(err.reason.contains("bodyLimit"), "{err}");
+    // With the fields expected (ours), and nested.
+    assert!(err.reason.contains("bodyLimitBytes"), "{err}");
+    let err = parse(&format!(
+        r#"{{{BASE}, "routes": [{{"path": "/v1", "shapee": "json"}}]}}"#
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("unknown field `shapee`"), "{err}");
+    assert!(err.field.starts_with("routes[0]"), "{err}");
+    // A key not shaped like a field name is not quoted.
+    let err = parse(&format!(r#"{{{BASE}, "lt_0123abcd": 5}}"#)).unwrap_err();
+    assert!(err.to_string().contains("unknown field `<key>`"), "{err}");
+    assert!(!err.to_string().contains("0123abcd"), "{err}");
 }
 
 #[test]
@@ -258,6 +270,14 @@ fn a_missing_colon_never_names_the_token_or_an_entry() {
         // An unclosed key runs into the token (found by the fuzz smoke).
         "{\"oocrn,tl*luu\u{0}\u{0} SECRET}",
         r#"{"controlCluster": "ctl", "gatewayToken": "tok", "detectors": {"rules": [{"kind": "name", "dictionary" "SECRET Rossi"}]}}"#,
+        // A closed key that holds the token, then a comma where the colon
+        // goes: the path named the key (found by the fuzz smoke in CI).
+        r#"{"controlCluster": "ctl", "routes": [{"pathPrefix": {"controlCluster":"c6l","gateyTokentok-SECRET-1", "feedWaitMs": 1}}]}"#,
+        r#"{"controlCluster": "ctl", "routes": [{"pathPrefix": {"gateyTokenSECRET with space", "feedWaitMs": 1}}]}"#,
+        r#"{"controlCluster": "ctl", "lt_SECRET0123456789abcdef" 5}"#,
+        r#"{"controlCluster": "ctl", "lt_SECRET0123456789abcdef": 5}"#,
+        // A key that writes serde's own message around the token.
+        r#"{"controlCluster": "ctl", "x`, expected one of `y`, hello SECRET-1 `z": 5}"#,
     ];
     for json in cases {
         let err = parse(json).unwrap_err();
