@@ -316,6 +316,9 @@ pub(crate) struct TokenMatcher {
     /// The first two bytes of every key.
     pairs: PairFilter,
     max_key_len: usize,
+    /// The shortest key's length (a removed key may leave it lower than
+    /// the shortest key left: a text shorter than it holds no key).
+    min_key_len: usize,
 }
 
 impl Default for TokenMatcher {
@@ -376,6 +379,7 @@ impl TokenMatcher {
         let mut whole = Vec::with_capacity(count);
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
+        let mut min_key_len = usize::MAX;
         let mut lead_filter = BitFilter::for_keys(count);
         let mut token_filter = holds_back.then(|| BitFilter::for_keys(count));
         for (key, slot) in keys {
@@ -388,6 +392,7 @@ impl TokenMatcher {
             }
             pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
+            min_key_len = min_key_len.min(key.len());
         }
         TokenMatcher {
             lens: LensByLead::build(lens),
@@ -396,6 +401,7 @@ impl TokenMatcher {
             tokens: token_filter,
             pairs,
             max_key_len,
+            min_key_len,
         }
     }
 
@@ -413,6 +419,7 @@ impl TokenMatcher {
         }
         self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
+        self.min_key_len = self.min_key_len.min(key.len());
     }
 
     /// Removes a key. Its length stays listed under its lead (another key
@@ -556,7 +563,9 @@ impl TokenMatcher {
         overlapping: bool,
         out: &mut Vec<VaultMatch>,
     ) {
-        if self.is_empty() {
+        // Most strings of an answer that are no key's length or more (roles,
+        // ids, short fields) are left before the walk.
+        if self.is_empty() || text.len() < self.min_key_len {
             return;
         }
         let mut reached = 0;
@@ -829,5 +838,47 @@ mod walk_tests {
             matches > 2000,
             "only {matches} matches: the texts test little"
         );
+    }
+
+    #[test]
+    fn texts_shorter_than_every_key_are_left_as_the_walk_leaves_them() {
+        let key_of = |slot: Slot| KEYS.get(slot as usize).map(|k| k.as_bytes());
+        // Keys of five bytes or more, then a short key inserted later, then
+        // that one removed again (the shortest length may stay lower).
+        let long = || KEYS.iter().zip(0..).filter(|(k, _)| k.len() >= 5);
+        let mut matcher = TokenMatcher::build(long().map(|(k, s)| (*k, s)), long().count(), true);
+        let short: Slot = 10; // "Ana"
+        let mut rng = Xorshift(0x51f1_5eed_0bad_cafe);
+        let mut matches = 0;
+        for phase in 0..3 {
+            match phase {
+                1 => matcher.insert(KEYS[short as usize], short),
+                2 => matcher.remove(KEYS[short as usize], short),
+                _ => {}
+            }
+            for round in 0..300 {
+                let mut text = random_text(&mut rng, round % 4);
+                if round % 3 == 0 {
+                    let key = KEYS[rng.below(KEYS.len())];
+                    text.push_str(key);
+                }
+                if round % 5 == 0 {
+                    // Every prefix of a key (no key ends inside it).
+                    let key = KEYS[rng.below(KEYS.len())];
+                    let cut = (0..=key.len()).filter(|i| key.is_char_boundary(*i)).count();
+                    let end = (0..=key.len())
+                        .filter(|i| key.is_char_boundary(*i))
+                        .nth(round % cut)
+                        .unwrap_or(0);
+                    text = key[..end].to_string();
+                }
+                let mut found = Vec::new();
+                matcher.find(&text, key_of, &mut found);
+                let expected = reference_walk(&matcher, &text, &key_of, false);
+                matches += expected.len();
+                assert_eq!(found, expected, "phase {phase} round {round}");
+            }
+        }
+        assert!(matches > 50, "only {matches} matches");
     }
 }
