@@ -19,7 +19,7 @@
 
 use super::entry_store::Slot;
 use super::sorted_words::SortedWords;
-use super::token_starts::{for_each_start, for_each_start_where};
+use super::token_starts::{for_each_start, for_each_start_where, FirstBytes};
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
 
 /// A key found in a text: bytes `start..end`, the entry in `slot`.
@@ -329,16 +329,19 @@ impl Default for TokenMatcher {
 
 /// One bit per pair of leading bytes (a key of one byte sets its whole
 /// row): 8 KiB that let most places in a text go without a hash.
-pub(crate) struct PairFilter(Vec<u64>);
+pub(crate) struct PairFilter(Vec<u64>, FirstBytes);
 
 impl Default for PairFilter {
     fn default() -> Self {
-        PairFilter(vec![0; 65536 / 64])
+        PairFilter(vec![0; 65536 / 64], FirstBytes::default())
     }
 }
 
 impl PairFilter {
     fn set_key(&mut self, key: &[u8]) {
+        if let Some(first) = key.first() {
+            self.1.set(*first);
+        }
         match key {
             [] => {}
             [first] => {
@@ -571,7 +574,7 @@ impl TokenMatcher {
         let mut reached = 0;
         let bytes = text.as_bytes();
         let may_start = |start| self.pairs.may_start(bytes, start);
-        for_each_start_where(text, may_start, |start, token_end| {
+        for_each_start_where(text, &self.pairs.1, may_start, |start, token_end| {
             if start < reached && !overlapping {
                 return;
             }
