@@ -154,7 +154,7 @@ fn restores_text_by_the_rules() {
 #[test]
 fn json_bodies_escape_restored_values() {
     let index = vault_index();
-    let cases: [(&str, Option<&str>); 6] = [
+    let cases: [(&str, Option<&str>); 10] = [
         (
             r#"{"a":"Orchid Nine"}"#,
             Some(r#"{"a":"Project \"Blue\" Fox"}"#),
@@ -172,6 +172,18 @@ fn json_bodies_escape_restored_values() {
         (r#""Luca Bianchi""#, Some(r#""Mario Rossi""#)),
         (r#"{"Luca Bianchi": 1, "n": [1, true, null]}"#, None),
         (r#"{"signature":"Luca Bianchi","thinking":"Luca"}"#, None),
+        // Sealed keys are read as decoded keys; a key as long as a sealed
+        // one is not sealed.
+        (r#"{"sign\u0061ture":"Luca Bianchi"}"#, None),
+        (r#"{"encrypted_content":"Luca Bianchi"}"#, None),
+        (
+            r#"{"signaturX":"Luca Bianchi"}"#,
+            Some(r#"{"signaturX":"Mario Rossi"}"#),
+        ),
+        (
+            r#"{"th\u0069nk":"Luca Bianchi"}"#,
+            Some(r#"{"th\u0069nk":"Mario Rossi"}"#),
+        ),
     ];
     for (body, want) in cases {
         let (got, _) = restore_body(&index, body.as_bytes());

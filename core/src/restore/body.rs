@@ -148,16 +148,32 @@ fn sealed_keys() -> &'static [(Option<&'static str>, &'static str)] {
 
 /// Whether string `id` sits under a key some provider signs or seals
 /// (`parent/key`: the member `key` of an object that is the member
-/// `parent`).
+/// `parent`). The key is read once: its raw bytes when it has no escape
+/// (most keys then differ from every sealed one by length alone), else
+/// decoded once. Runs for every string of an answer.
 fn is_sealed(doc: &Document<'_>, id: NodeId) -> bool {
-    doc.key_raw(id).is_some()
-        && sealed_keys().iter().any(|(parent, key)| {
-            doc.key_is(id, key)
-                && parent.is_none_or(|parent| {
-                    doc.parent(id)
-                        .is_some_and(|holder| doc.key_is(holder, parent))
-                })
-        })
+    let Some(raw) = doc.key_raw(id) else {
+        return false;
+    };
+    let decoded;
+    let key: &[u8] = if doc.key_is_escaped(id) {
+        match doc.key_value(id) {
+            Some(Ok(value)) => {
+                decoded = value;
+                decoded.as_bytes()
+            }
+            _ => return false,
+        }
+    } else {
+        raw
+    };
+    sealed_keys().iter().any(|(parent, sealed)| {
+        sealed.as_bytes() == key
+            && parent.is_none_or(|parent| {
+                doc.parent(id)
+                    .is_some_and(|holder| doc.key_is(holder, parent))
+            })
+    })
 }
 
 /// Buffers reused from one string to the next.

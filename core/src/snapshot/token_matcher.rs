@@ -19,7 +19,7 @@
 
 use super::entry_store::Slot;
 use super::sorted_words::SortedWords;
-use super::token_starts::{for_each_start, for_each_start_where};
+use super::token_starts::{for_each_start, for_each_start_where, FirstBytes};
 use crate::text::{first_token_len, is_word_char, on_word_boundaries, token_hash};
 
 /// A key found in a text: bytes `start..end`, the entry in `slot`.
@@ -316,6 +316,9 @@ pub(crate) struct TokenMatcher {
     /// The first two bytes of every key.
     pairs: PairFilter,
     max_key_len: usize,
+    /// The shortest key's length (a removed key may leave it lower than
+    /// the shortest key left: a text shorter than it holds no key).
+    min_key_len: usize,
 }
 
 impl Default for TokenMatcher {
@@ -326,16 +329,19 @@ impl Default for TokenMatcher {
 
 /// One bit per pair of leading bytes (a key of one byte sets its whole
 /// row): 8 KiB that let most places in a text go without a hash.
-pub(crate) struct PairFilter(Vec<u64>);
+pub(crate) struct PairFilter(Vec<u64>, FirstBytes);
 
 impl Default for PairFilter {
     fn default() -> Self {
-        PairFilter(vec![0; 65536 / 64])
+        PairFilter(vec![0; 65536 / 64], FirstBytes::default())
     }
 }
 
 impl PairFilter {
     fn set_key(&mut self, key: &[u8]) {
+        if let Some(first) = key.first() {
+            self.1.set(*first);
+        }
         match key {
             [] => {}
             [first] => {
@@ -376,6 +382,7 @@ impl TokenMatcher {
         let mut whole = Vec::with_capacity(count);
         let mut pairs = PairFilter::default();
         let mut max_key_len = 0;
+        let mut min_key_len = usize::MAX;
         let mut lead_filter = BitFilter::for_keys(count);
         let mut token_filter = holds_back.then(|| BitFilter::for_keys(count));
         for (key, slot) in keys {
@@ -388,6 +395,7 @@ impl TokenMatcher {
             }
             pairs.set_key(key.as_bytes());
             max_key_len = max_key_len.max(key.len());
+            min_key_len = min_key_len.min(key.len());
         }
         TokenMatcher {
             lens: LensByLead::build(lens),
@@ -396,6 +404,7 @@ impl TokenMatcher {
             tokens: token_filter,
             pairs,
             max_key_len,
+            min_key_len,
         }
     }
 
@@ -413,6 +422,7 @@ impl TokenMatcher {
         }
         self.pairs.set_key(key.as_bytes());
         self.max_key_len = self.max_key_len.max(key.len());
+        self.min_key_len = self.min_key_len.min(key.len());
     }
 
     /// Removes a key. Its length stays listed under its lead (another key
@@ -556,13 +566,15 @@ impl TokenMatcher {
         overlapping: bool,
         out: &mut Vec<VaultMatch>,
     ) {
-        if self.is_empty() {
+        // Most strings of an answer that are no key's length or more (roles,
+        // ids, short fields) are left before the walk.
+        if self.is_empty() || text.len() < self.min_key_len {
             return;
         }
         let mut reached = 0;
         let bytes = text.as_bytes();
         let may_start = |start| self.pairs.may_start(bytes, start);
-        for_each_start_where(text, may_start, |start, token_end| {
+        for_each_start_where(text, &self.pairs.1, may_start, |start, token_end| {
             if start < reached && !overlapping {
                 return;
             }
@@ -829,5 +841,47 @@ mod walk_tests {
             matches > 2000,
             "only {matches} matches: the texts test little"
         );
+    }
+
+    #[test]
+    fn texts_shorter_than_every_key_are_left_as_the_walk_leaves_them() {
+        let key_of = |slot: Slot| KEYS.get(slot as usize).map(|k| k.as_bytes());
+        // Keys of five bytes or more, then a short key inserted later, then
+        // that one removed again (the shortest length may stay lower).
+        let long = || KEYS.iter().zip(0..).filter(|(k, _)| k.len() >= 5);
+        let mut matcher = TokenMatcher::build(long().map(|(k, s)| (*k, s)), long().count(), true);
+        let short: Slot = 10; // "Ana"
+        let mut rng = Xorshift(0x51f1_5eed_0bad_cafe);
+        let mut matches = 0;
+        for phase in 0..3 {
+            match phase {
+                1 => matcher.insert(KEYS[short as usize], short),
+                2 => matcher.remove(KEYS[short as usize], short),
+                _ => {}
+            }
+            for round in 0..300 {
+                let mut text = random_text(&mut rng, round % 4);
+                if round % 3 == 0 {
+                    let key = KEYS[rng.below(KEYS.len())];
+                    text.push_str(key);
+                }
+                if round % 5 == 0 {
+                    // Every prefix of a key (no key ends inside it).
+                    let key = KEYS[rng.below(KEYS.len())];
+                    let cut = (0..=key.len()).filter(|i| key.is_char_boundary(*i)).count();
+                    let end = (0..=key.len())
+                        .filter(|i| key.is_char_boundary(*i))
+                        .nth(round % cut)
+                        .unwrap_or(0);
+                    text = key[..end].to_string();
+                }
+                let mut found = Vec::new();
+                matcher.find(&text, key_of, &mut found);
+                let expected = reference_walk(&matcher, &text, &key_of, false);
+                matches += expected.len();
+                assert_eq!(found, expected, "phase {phase} round {round}");
+            }
+        }
+        assert!(matches > 50, "only {matches} matches");
     }
 }

@@ -95,12 +95,58 @@ fn word_end(text: &str, mut from: usize) -> usize {
     from
 }
 
+/// The ASCII bytes a key may start with, as a table by low nibble of
+/// bits by high nibble: a block's starts on other ASCII bytes are dropped
+/// sixteen at once (with `simd128`) before `keep` is asked about each.
+#[derive(Clone, Default)]
+pub(crate) struct FirstBytes([u8; 16]);
+
+impl FirstBytes {
+    /// Lets keys start with `byte` (a non-ASCII byte is always let).
+    pub(crate) fn set(&mut self, byte: u8) {
+        if byte < 0x80 {
+            self.0[usize::from(byte & 15)] |= 1 << (byte >> 4);
+        }
+    }
+
+    /// Lanes of `block` whose byte is a let ASCII byte (with `simd128`);
+    /// every lane elsewhere (`keep` then tests every start).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline]
+    fn lanes(&self, block: &[u8; BLOCK]) -> u16 {
+        use core::arch::wasm32::{
+            u8x16, u8x16_bitmask, u8x16_eq, u8x16_shr, u8x16_splat, u8x16_swizzle, v128_and,
+            v128_not,
+        };
+        let v = crate::simd_block::load(block);
+        let table = crate::simd_block::load(&self.0);
+        // Bit `h` for high nibble `h` below 8; a lane index of 16 or more
+        // (high nibble 8 and up: non-ASCII) swizzles to 0.
+        let bits = u8x16(1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0);
+        let by_low = u8x16_swizzle(table, v128_and(v, u8x16_splat(15)));
+        let by_high = u8x16_swizzle(bits, u8x16_shr(v, 4));
+        u8x16_bitmask(v128_not(u8x16_eq(
+            v128_and(by_low, by_high),
+            u8x16_splat(0),
+        )))
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    #[inline]
+    fn lanes(&self, _block: &[u8; BLOCK]) -> u16 {
+        u16::MAX
+    }
+}
+
 /// Calls `visit(start, token_end)`, left to right, for every start
 /// [`for_each_start`] visits whose `keep(start)` is true; `keep` sees every
 /// start and should be cheap (the token's end is found only for kept ones).
+/// `firsts` holds every ASCII byte a kept start may begin with (`keep` is
+/// not asked about starts on any other ASCII byte).
 #[inline]
 pub(crate) fn for_each_start_where(
     text: &str,
+    firsts: &FirstBytes,
     keep: impl Fn(usize) -> bool,
     mut visit: impl FnMut(usize, usize),
 ) {
@@ -124,7 +170,7 @@ pub(crate) fn for_each_start_where(
         };
         let word = classes.word;
         let continued = (word << 1) | u16::from(after_word);
-        let mut starts = ((word & !continued) | classes.other) & lanes;
+        let mut starts = ((word & !continued) | classes.other) & lanes & firsts.lanes(block);
         while starts != 0 {
             let lane = starts.trailing_zeros() as usize;
             starts &= starts - 1;
@@ -286,7 +332,7 @@ fn classify_word(word: u64) -> BlockClasses {
 
 #[cfg(test)]
 pub(super) mod scan_tests {
-    use super::{for_each_start, for_each_start_where};
+    use super::{for_each_start, for_each_start_where, FirstBytes};
     use crate::text::is_word_char;
 
     /// The walk as it was written before the byte-class table: the reference.
@@ -396,9 +442,44 @@ pub(super) mod scan_tests {
     }
 
     fn kept_starts(text: &str, keep: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
+        let mut every = FirstBytes::default();
+        (0..=u8::MAX).for_each(|b| every.set(b));
+        kept_starts_of(text, &every, keep)
+    }
+
+    fn kept_starts_of(
+        text: &str,
+        firsts: &FirstBytes,
+        keep: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        for_each_start_where(text, keep, |s, e| out.push((s, e)));
+        for_each_start_where(text, firsts, keep, |s, e| out.push((s, e)));
         out
+    }
+
+    #[test]
+    fn starts_on_bytes_no_key_begins_with_are_left() {
+        // Some ASCII bytes of every class let, and every non-ASCII byte:
+        // a keep that holds for exactly those (as the pair filter does).
+        let mut firsts = FirstBytes::default();
+        let let_byte = |b: u8| b >= 0x80 || b.is_multiple_of(3) || b == b'M' || b == b'.';
+        (0..=u8::MAX)
+            .filter(|b| let_byte(*b))
+            .for_each(|b| firsts.set(b));
+        let mut rng = Xorshift(0x0dd_ba11_cafe_f00d);
+        let mut kept_total = 0;
+        for round in 0..4000 {
+            let text = random_text(&mut rng, round % 90);
+            let bytes = text.as_bytes();
+            let keep = |s: usize| let_byte(bytes[s]);
+            let kept: Vec<_> = starts(&text)
+                .into_iter()
+                .filter(|(s, _)| keep(*s))
+                .collect();
+            kept_total += kept.len();
+            assert_eq!(kept_starts_of(&text, &firsts, keep), kept, "round {round}");
+        }
+        assert!(kept_total > 10_000, "{kept_total}");
     }
 
     #[test]
