@@ -310,12 +310,13 @@ fn safe_reason(err: &serde_json::Error) -> String {
     "invalid value".to_string()
 }
 
-/// A `missing/unknown/duplicate field \`name\`…` message kept only when
-/// every quoted name in it has the shape of our field names
-/// (`json_path::is_field_name`) and the text between them is serde's
-/// (`, expected one of `, `, `, ` or `…); otherwise the field is written
-/// `<key>` and the rest dropped: an unknown key is what the operator
-/// typed, and a token typed where a key goes must not reach the log.
+/// A "missing / unknown / duplicate field" message, kept only when every
+/// quoted name in it has the shape of our field names
+/// (`json_path::is_field_name`) and the text between the quotes is
+/// serde's own (", expected one of ", " or " and the like); otherwise the
+/// field is written as `<key>` and the rest dropped: an unknown key is
+/// what the operator typed, and a token typed where a key goes must not
+/// reach the log.
 fn without_odd_field_name(message: &str) -> String {
     const SERDE_TEXT: [&str; 6] = [
         ", expected one of ",
