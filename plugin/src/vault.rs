@@ -20,7 +20,7 @@ use latet_core::detect::Detectors;
 use latet_core::feed::{self, FeedFollower};
 use latet_core::mask::{MaskOptions, MaskOutcome, Masker, TextsOutcome};
 use latet_core::provider::ProviderRef;
-use latet_core::snapshot::{AppliedEvent, SnapshotIndex};
+use latet_core::snapshot::{AppliedEvent, AppliedEvents, SnapshotIndex};
 use latet_core::wire::{CompactSnapshot, EntriesResponse, Event};
 use latet_core::CoreError;
 
@@ -109,28 +109,31 @@ impl WorkerVault {
         self.masker.mask_texts(&self.index, texts, options)
     }
 
-    /// Applies one feed event. THE erasure routine: the index drops the
-    /// forgotten entries and the memo drops every text that used them, in
-    /// the same call.
+    /// Applies one feed event, through the erasure routine (`apply_run`).
     pub fn apply_event(&mut self, event: &Event) -> Result<AppliedEvent, CoreError> {
-        let applied = self.index.apply_event(event)?;
-        if !applied.forgotten.is_empty() {
-            self.masker.forget(&applied.forgotten);
+        let applied = self.apply_run(std::slice::from_ref(event));
+        match applied.refused {
+            Some(err) => Err(err),
+            None => Ok(applied.total),
         }
-        Ok(applied)
     }
 
     /// Applies feed events in order, each the next, and stops at the first
-    /// refused; returns how many were applied. The same erasure as
-    /// [`WorkerVault::apply_event`] one by one (the memo drops every text
-    /// that used an entry they removed, before this returns), with a run of
-    /// forgets applied in one pass over the index.
+    /// refused; returns how many were applied (through the erasure
+    /// routine, `apply_run`: a run of forgets in one pass over the index).
     pub fn apply_events(&mut self, events: &[Event]) -> usize {
+        self.apply_run(events).events
+    }
+
+    /// THE erasure routine: the index drops the forgotten entries and the
+    /// memo drops every text that used them, in the same call, whether
+    /// one event or a run is applied.
+    fn apply_run(&mut self, events: &[Event]) -> AppliedEvents {
         let applied = self.index.apply_events(events);
         if !applied.total.forgotten.is_empty() {
             self.masker.forget(&applied.total.forgotten);
         }
-        applied.events
+        applied
     }
 
     /// Replaces the index with a snapshot's and drops the whole memo (it

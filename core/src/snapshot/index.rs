@@ -216,20 +216,11 @@ impl SnapshotIndex {
                 }
                 applied
             }
-            EventBody::Forgotten {
-                ids,
-                retired,
-                generation,
-            } => {
+            EventBody::Forgotten { .. } => {
                 self.check_forget(event, self.generation)?;
-                let forgotten = self.forget_ids(ids, retired);
-                for r in retired {
-                    self.retired.insert(r);
-                }
-                self.generation = *generation;
                 AppliedEvent {
                     added: 0,
-                    forgotten,
+                    forgotten: self.apply_forget_run(std::slice::from_ref(event)),
                 }
             }
         };
@@ -252,7 +243,7 @@ impl SnapshotIndex {
         let mut rest = events;
         while !rest.is_empty() {
             let run = self.acceptable_forgets(rest);
-            if run > 1 {
+            if run > 0 {
                 let forgotten = self.apply_forget_run(&rest[..run]);
                 out.total.forgotten.extend(forgotten);
                 out.events += run;
@@ -327,8 +318,10 @@ impl SnapshotIndex {
             .count()
     }
 
-    /// Applies a run [`acceptable_forgets`](Self::acceptable_forgets)
-    /// accepted: one pass over the slots for all their ids.
+    /// Applies `forgotten` events that were checked
+    /// ([`check_forget`](Self::check_forget), in turn): one pass over the
+    /// slots for all their ids, then their retired surrogates, generation
+    /// and position. The one way a forget is applied (one event or a run).
     fn apply_forget_run(&mut self, events: &[Event]) -> Vec<EntryId> {
         let mut ids = Vec::new();
         let mut retired = Vec::new();
